@@ -1,0 +1,69 @@
+/**
+ * The one error catalogue. Each domain error has a stable type name from the specification, the
+ * HTTP status a REST caller sees and whether retrying may succeed. Edges map these once per protocol
+ * (REST: `edges/http/plugins/errors.ts`, MCP: `edges/mcp/error-mapping.ts`).
+ */
+export const ERROR_CATALOGUE = {
+  McpServerNotFoundError: { status: 404, retryable: false },
+  ToolNotFoundError: { status: 404, retryable: false },
+  ValidationError: { status: 422, retryable: false },
+  AuthenticationError: { status: 401, retryable: false },
+  AccessDeniedError: { status: 403, retryable: false },
+  AuthorizationError: { status: 403, retryable: false },
+  RateLimitExceeded: { status: 429, retryable: true },
+  McpServerNotReadyError: { status: 409, retryable: true },
+  McpServerNotHereError: { status: 409, retryable: true },
+  McpServerDegradedError: { status: 503, retryable: true },
+  ToolTimeoutError: { status: 504, retryable: true },
+  CannotStartMcpServerError: { status: 500, retryable: true },
+  CircuitBreakerOpen: { status: 503, retryable: true },
+  ToolInvocationError: { status: 500, retryable: false },
+  ResponseTooLarge: { status: 500, retryable: false },
+  NotConfiguredError: { status: 501, retryable: false },
+  InternalError: { status: 500, retryable: false },
+} as const satisfies Record<string, { status: number; retryable: boolean }>;
+
+export type ErrorType = keyof typeof ERROR_CATALOGUE;
+
+/** Message every caller sees for an error outside the catalogue: internals never leave the process. */
+export const INTERNAL_ERROR_MESSAGE = "An internal server error occurred.";
+
+/** A failure the specification names; safe to show to the caller as it is. */
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly retryable: boolean;
+
+  constructor(
+    readonly type: ErrorType,
+    message: string,
+    readonly details: Record<string, unknown> | null = null,
+  ) {
+    super(message);
+    this.name = type;
+    this.status = ERROR_CATALOGUE[type].status;
+    this.retryable = ERROR_CATALOGUE[type].retryable;
+  }
+}
+
+/**
+ * A request refused by a handler body check before anything ran. The specification gives these a
+ * flat body: `{error: '<code>', detail: '<text>', ...extra}` (400 `missing_fields`, 409
+ * `declared_in_config`, ...), distinct from the `{error:{code,message,details}}` of domain errors.
+ */
+export class RequestRejected extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(`${code}: ${detail}`);
+    this.name = "RequestRejected";
+  }
+}
+
+export const notFound = (id: string): GatewayError =>
+  new GatewayError("McpServerNotFoundError", `MCP server '${id}' not found`, { mcp_server_id: id });
+
+export const validationError = (message: string, details: Record<string, unknown> | null = null) =>
+  new GatewayError("ValidationError", message, details);

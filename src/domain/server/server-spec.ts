@@ -1,0 +1,42 @@
+/**
+ * How to run one MCP server, as the application needs it: built from the configuration file or
+ * from a REST registration. Names follow the configuration keys.
+ */
+export type ServerMode = "subprocess" | "docker" | "remote";
+
+export type ServerSource = "config" | "api";
+
+export interface ToolSchema {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+export interface ServerSpec {
+  readonly id: string;
+  readonly mode: ServerMode;
+  readonly command?: readonly string[];
+  readonly image?: string;
+  readonly endpoint?: string;
+  readonly args?: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly idle_ttl_s: number;
+  readonly health_check_interval_s: number;
+  readonly max_consecutive_failures: number;
+  readonly description?: string;
+  /** Tool schemas declared in configuration: listed without starting the server. */
+  readonly predefined_tools?: readonly ToolSchema[];
+  /** Per-server concurrency budget; 0 means no limit. */
+  readonly max_concurrency?: number;
+  readonly max_response_bytes?: number;
+  /** The remaining mode-specific configuration (docker, remote), passed to the upstream factory. */
+  readonly options?: Readonly<Record<string, unknown>>;
+  readonly source: ServerSource;
+}
+
+export const SERVER_DEFAULTS = {
+  idle_ttl_s: 300,
+  health_check_interval_s: 60,
+  max_consecutive_failures: 3,
+} as const;
