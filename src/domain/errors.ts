@@ -20,7 +20,7 @@ export const ERROR_CATALOGUE = {
   ToolInvocationError: { status: 500, retryable: false },
   ResponseTooLarge: { status: 500, retryable: false },
   NotConfiguredError: { status: 501, retryable: false },
-  InternalError: { status: 500, retryable: false },
+  InternalServerError: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 export type ErrorType = keyof typeof ERROR_CATALOGUE;
@@ -63,7 +63,7 @@ export class RequestRejected extends Error {
 }
 
 export const notFound = (id: string): GatewayError =>
-  new GatewayError("McpServerNotFoundError", `MCP server '${id}' not found`, { mcp_server_id: id });
+  new GatewayError("McpServerNotFoundError", `McpServer not found: ${id}`);
 
 export const validationError = (message: string, details: Record<string, unknown> | null = null) =>
   new GatewayError("ValidationError", message, details);

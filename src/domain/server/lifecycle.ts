@@ -17,8 +17,8 @@ export interface DeadInfo {
   since: number;
   /** Epoch seconds: end of the retry backoff; null when only a deliberate start revives it. */
   retry_allowed_at: number | null;
-  /** What brings it back: `start` (deliberate start only) or `start_or_call`. */
-  revived_by: "start" | "start_or_call";
+  /** What brings it back: `start` (deliberate start only) or `call_or_start`. */
+  revived_by: "start" | "call_or_start";
 }
 
 export interface Lifecycle {
@@ -63,7 +63,7 @@ const GUARDS = {
   backoff_elapsed: (lc, _t, now) =>
     !lc.blocked &&
     lc.dead !== null &&
-    lc.dead.revived_by === "start_or_call" &&
+    lc.dead.revived_by === "call_or_start" &&
     lc.dead.retry_allowed_at !== null &&
     now >= lc.dead.retry_allowed_at,
   below_failure_limit: (lc, t) =>
@@ -135,7 +135,12 @@ export function applyTrigger(
   const next = nextSnapshot(lc, trigger, row.to, now, jitter);
   const events: DomainEventPayload[] = [];
   if (next.state !== lc.state) {
-    events.push({ type: "ProviderStateChanged", mcp_server_id: id, old_state: lc.state, new_state: next.state });
+    events.push({
+      type: "ProviderStateChanged",
+      mcp_server_id: id,
+      old_state: lc.state,
+      new_state: next.state,
+    });
   }
   events.push(...effects(id, lc, next, trigger));
   return { lifecycle: next, events };
@@ -162,7 +167,7 @@ function nextSnapshot(
               reason: "start_failed",
               since: now,
               retry_allowed_at: now + retryBackoffSeconds(failures, jitter),
-              revived_by: "start_or_call",
+              revived_by: "call_or_start",
             }
           : null;
       return { ...lc, state: to, consecutive_failures: failures, dead };
@@ -179,7 +184,7 @@ function nextSnapshot(
           reason: "crashed",
           since: now,
           retry_allowed_at: now + retryBackoffSeconds(failures, jitter),
-          revived_by: "start_or_call",
+          revived_by: "call_or_start",
         },
       };
     }
@@ -204,7 +209,12 @@ function nextSnapshot(
   }
 }
 
-function effects(id: string, prev: Lifecycle, next: Lifecycle, trigger: LifecycleTrigger): DomainEventPayload[] {
+function effects(
+  id: string,
+  prev: Lifecycle,
+  next: Lifecycle,
+  trigger: LifecycleTrigger,
+): DomainEventPayload[] {
   const wasRunning = RUNNING.includes(prev.state);
   switch (trigger.on) {
     case "start_succeeded":
@@ -231,7 +241,9 @@ function effects(id: string, prev: Lifecycle, next: Lifecycle, trigger: Lifecycl
     case "stop":
     case "idle":
     case "block":
-      return wasRunning ? [{ type: "McpServerStopped", mcp_server_id: id, reason: next.last_stop_reason ?? "" }] : [];
+      return wasRunning
+        ? [{ type: "McpServerStopped", mcp_server_id: id, reason: next.last_stop_reason ?? "" }]
+        : [];
     default:
       return [];
   }

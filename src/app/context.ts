@@ -1,0 +1,25 @@
+/** Who is calling. With authentication off every caller is the anonymous principal. */
+export interface Principal {
+  id: string;
+  type: "anonymous" | "api_key" | "jwt" | "stdio";
+  tenant_id: string | null;
+  roles: readonly string[];
+}
+
+export const ANONYMOUS: Principal = Object.freeze({
+  id: "anonymous",
+  type: "anonymous",
+  tenant_id: null,
+  roles: Object.freeze([]) as readonly string[],
+});
+
+/** Which edge a request came through; decides presentation and some authorization rules. */
+export type Channel = "rest" | "mcp-http" | "mcp-stdio";
+
+export interface RequestContext {
+  principal: Principal;
+  authenticated: boolean;
+  channel: Channel;
+  /** Aborted when the caller goes away. */
+  signal?: AbortSignal;
+}

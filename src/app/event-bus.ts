@@ -1,0 +1,45 @@
+import type { DomainEvent, DomainEventPayload } from "../domain/events.js";
+import type { Clock } from "./ports/clock.js";
+import type { IdGenerator } from "./ports/id-generator.js";
+import type { Logger } from "./ports/logger.js";
+
+export type EventListener = (event: DomainEvent) => void;
+
+/**
+ * In-process delivery of domain events to subscribers (metrics, audit, WebSocket, store).
+ * Adds the envelope (`event_id`, `occurred_at`, `produced_by`). Delivery is synchronous and in
+ * publication order; a throwing subscriber is logged and never breaks the publisher or its peers.
+ */
+export class EventBus {
+  private readonly listeners = new Set<EventListener>();
+
+  constructor(
+    private readonly deps: { clock: Clock; ids: IdGenerator; logger: Logger; instanceId: string },
+  ) {}
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  publish(payloads: readonly DomainEventPayload[]): DomainEvent[] {
+    const published: DomainEvent[] = [];
+    for (const payload of payloads) {
+      const event: DomainEvent = {
+        ...payload,
+        event_id: this.deps.ids.uuid(),
+        occurred_at: this.deps.clock.now() / 1000,
+        produced_by: this.deps.instanceId,
+      };
+      published.push(event);
+      for (const listener of this.listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          this.deps.logger.error({ event_type: event.type, err: String(error) }, "event subscriber failed");
+        }
+      }
+    }
+    return published;
+  }
+}

@@ -1,0 +1,43 @@
+import type { LogSink } from "../ports/upstream.js";
+
+export interface LogLine {
+  stream: "stderr" | "stdout";
+  content: string;
+  /** Epoch seconds. */
+  recorded_at: number;
+}
+
+/**
+ * A bounded ring of the lines one server wrote outside the protocol. Memory per server is capped:
+ * the oldest line is dropped when full, and a line longer than the cap is cut.
+ */
+export class LogRing implements LogSink {
+  private readonly lines: LogLine[] = [];
+  private start = 0;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly nowMs: () => number,
+    private readonly maxLineChars = 4096,
+  ) {}
+
+  append(stream: "stderr" | "stdout", line: string): void {
+    const entry: LogLine = {
+      stream,
+      content: line.length > this.maxLineChars ? line.slice(0, this.maxLineChars) : line,
+      recorded_at: this.nowMs() / 1000,
+    };
+    if (this.lines.length < this.capacity) {
+      this.lines.push(entry);
+    } else {
+      this.lines[this.start] = entry;
+      this.start = (this.start + 1) % this.capacity;
+    }
+  }
+
+  /** The last `count` lines, oldest first. */
+  tail(count: number): LogLine[] {
+    const ordered = [...this.lines.slice(this.start), ...this.lines.slice(0, this.start)];
+    return count >= ordered.length ? ordered : ordered.slice(ordered.length - count);
+  }
+}

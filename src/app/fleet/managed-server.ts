@@ -1,0 +1,61 @@
+import { INITIAL_LIFECYCLE, type Lifecycle } from "../../domain/server/lifecycle.js";
+import type { ServerSpec, ToolSchema } from "../../domain/server/server-spec.js";
+import type { UpstreamConnection } from "../ports/upstream.js";
+import { LogRing } from "./log-ring.js";
+
+export interface ToolInfo extends ToolSchema {
+  /** SHA-256 over RFC 8785 canonical JSON of the digest subject: 64 lowercase hex characters. */
+  digest: string;
+}
+
+export interface InvocationStats {
+  total_invocations: number;
+  total_failures: number;
+  /** Epoch milliseconds, or null. */
+  last_success_at: number | null;
+  last_failure_at: number | null;
+}
+
+/** Lines of stderr kept per server: enough for a crash trace, bounded for a fleet of thousands. */
+export const LOG_RING_CAPACITY = 1000;
+
+/**
+ * The runtime record of one registered server. It holds state; behaviour lives in {@link Fleet},
+ * and `lifecycle` changes only through the domain transition table.
+ */
+export class ManagedServer {
+  lifecycle: Lifecycle = INITIAL_LIFECYCLE;
+  /** Known tools: predefined in configuration, or as last listed from the running server. */
+  tools: ToolInfo[] | null = null;
+  connection: UpstreamConnection | null = null;
+  /** Single flight: concurrent starts share one attempt. */
+  starting: Promise<ToolInfo[]> | null = null;
+  readonly stats: InvocationStats = {
+    total_invocations: 0,
+    total_failures: 0,
+    last_success_at: null,
+    last_failure_at: null,
+  };
+  inFlight = 0;
+  /** Epoch milliseconds of the last completed start; null before the first. */
+  startedAt: number | null = null;
+  /** Monotonic milliseconds of the last use (start or call), for the idle reaper. */
+  lastUsedMono = 0;
+  readonly logs: LogRing;
+
+  constructor(
+    /** Replaced only by {@link Fleet.amend}. */
+    public spec: ServerSpec,
+    nowMs: () => number,
+  ) {
+    this.logs = new LogRing(LOG_RING_CAPACITY, nowMs);
+  }
+
+  get id(): string {
+    return this.spec.id;
+  }
+
+  get alive(): boolean {
+    return this.connection !== null;
+  }
+}

@@ -1,0 +1,280 @@
+import { z } from "zod";
+import { GatewayError } from "../../domain/errors.js";
+import type { RequestContext } from "../context.js";
+import { defineOperation } from "../operation.js";
+import type { ToolCallResult } from "../ports/upstream.js";
+import type { AppServices } from "../services.js";
+
+/** Decisions "gateway_call": per-call timeout clamp, batch size and result caps. */
+export const CALL_TIMEOUT_MIN_S = 1;
+export const CALL_TIMEOUT_MAX_S = 300;
+const DEFAULT_TIMEOUT_S = 60;
+export const MAX_CALLS_PER_BATCH = 100;
+export const MAX_CALL_RESULT_BYTES = 10 * 1024 * 1024;
+export const MAX_BATCH_RESULT_BYTES = 50 * 1024 * 1024;
+
+const clampTimeout = (seconds: number) => Math.min(CALL_TIMEOUT_MAX_S, Math.max(CALL_TIMEOUT_MIN_S, seconds));
+
+const clampInt = (min: number, max: number) => (n: number) => Math.min(max, Math.max(min, Math.trunc(n)));
+
+const callSpec = z.object({
+  mcp_server: z.string().min(1).describe("MCP server (or group) id"),
+  tool: z.string().min(1).describe("Tool name on that server"),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe("Tool arguments (an object)"),
+  timeout: z.number().positive().optional().describe("Seconds for this call (clamped to 1-300)"),
+});
+
+type CallSpec = z.output<typeof callSpec>;
+
+/**
+ * Out-of-range numbers are clamped rather than refused (decisions "gateway_call"); the calls are
+ * checked one by one in `run` so that every problem is reported at once, by index and field.
+ */
+export const callToolsInput = z.object({
+  calls: z.array(z.unknown()).describe("1-100 calls, each {mcp_server, tool, arguments?, timeout?}"),
+  max_concurrency: z.number().default(10).transform(clampInt(1, 50)).describe("Calls run at once (1-50)"),
+  timeout: z.number().positive().default(DEFAULT_TIMEOUT_S).describe("Seconds per call, clamped to 1-300"),
+  fail_fast: z.boolean().default(false).describe("After the first failure, cancel the calls not yet started"),
+  max_attempts: z
+    .number()
+    .default(1)
+    .transform(clampInt(1, 5))
+    .describe("Attempts for retryable failures (1-5)"),
+});
+
+export interface ValidationIssue {
+  index: number;
+  field: string;
+  message: string;
+}
+
+export interface CallOutcome {
+  index: number;
+  call_id: string;
+  success: boolean;
+  result: ToolCallResult | null;
+  error: string | null;
+  error_type: string | null;
+  elapsed_ms: number;
+  truncated: boolean;
+  truncated_reason: string | null;
+  original_size_bytes: number | null;
+  continuation_id: string | null;
+}
+
+export const callTools = defineOperation({
+  name: "call-tools",
+  kind: "command",
+  summary:
+    "Call upstream tools: one call or a batch of up to 100, run concurrently with per-call timeouts, " +
+    "optional fail-fast and retries of retryable failures.",
+  permissions: ["tool:invoke"],
+  input: callToolsInput,
+  async run(services, input, ctx) {
+    const began = services.clock.monotonic();
+    const batch_id = services.ids.uuid();
+    const { calls, issues } = validateCalls(services, input.calls);
+    if (issues.length > 0) {
+      return { batch_id, success: false, error: "Validation failed", validation_errors: issues };
+    }
+    const outcomes: CallOutcome[] = new Array(calls.length);
+    let failedOnce = false;
+    let batchBytes = 0;
+    let next = 0;
+
+    const worker = async () => {
+      while (next < calls.length) {
+        const index = next++;
+        const call = calls[index]!;
+        const call_id = services.ids.uuid();
+        if ((input.fail_fast && failedOnce) || ctx.signal?.aborted) {
+          outcomes[index] = failure(index, call_id, 0, "Cancelled before execution", CANCELLED);
+          continue;
+        }
+        const outcome = await runCall(services, ctx, index, call_id, call, input);
+        if (outcome.success && outcome.original_size_bytes !== null) {
+          batchBytes += outcome.original_size_bytes;
+          if (batchBytes > MAX_BATCH_RESULT_BYTES) {
+            outcomes[index] = failure(
+              index,
+              call_id,
+              outcome.elapsed_ms,
+              `batch results exceed ${MAX_BATCH_RESULT_BYTES} bytes`,
+              "ResponseTooLarge",
+            );
+            failedOnce = true;
+            continue;
+          }
+        }
+        if (!outcome.success) failedOnce = true;
+        outcomes[index] = outcome;
+      }
+    };
+    const workers = Math.min(input.max_concurrency, calls.length);
+    await Promise.all(Array.from({ length: workers }, worker));
+
+    const succeeded = outcomes.filter((o) => o.success).length;
+    const cancelled = outcomes.filter((o) => o.error_type === CANCELLED).length;
+    return {
+      batch_id,
+      success: succeeded === outcomes.length,
+      total: outcomes.length,
+      succeeded,
+      failed: outcomes.length - succeeded - cancelled,
+      cancelled,
+      elapsed_ms: Math.round(services.clock.monotonic() - began),
+      results: outcomes,
+    };
+  },
+});
+
+async function runCall(
+  services: AppServices,
+  ctx: RequestContext,
+  index: number,
+  call_id: string,
+  call: CallSpec,
+  batch: z.output<typeof callToolsInput>,
+): Promise<CallOutcome> {
+  const began = services.clock.monotonic();
+  const timeoutMs = clampTimeout(call.timeout ?? batch.timeout) * 1000;
+  const elapsed = () => Math.round(services.clock.monotonic() - began);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const server = services.fleet.require(call.mcp_server);
+      const result = await services.fleet.callTool(server, call.tool, call.arguments, {
+        callId: call_id,
+        timeoutMs,
+        signal: ctx.signal,
+      });
+      const size = JSON.stringify(result).length;
+      const cap = Math.min(MAX_CALL_RESULT_BYTES, server.spec.max_response_bytes ?? Number.POSITIVE_INFINITY);
+      if (size > cap) {
+        return failure(
+          index,
+          call_id,
+          elapsed(),
+          `result of ${size} bytes exceeds ${cap} bytes`,
+          "ResponseTooLarge",
+        );
+      }
+      if (result.isError) {
+        return { ...failure(index, call_id, elapsed(), errorText(result), "ToolError"), result };
+      }
+      return {
+        index,
+        call_id,
+        success: true,
+        result,
+        error: null,
+        error_type: null,
+        elapsed_ms: elapsed(),
+        truncated: false,
+        truncated_reason: null,
+        original_size_bytes: size,
+        continuation_id: null,
+      };
+    } catch (error) {
+      const known = error instanceof GatewayError ? error : null;
+      if (known?.retryable && attempt < batch.max_attempts && !ctx.signal?.aborted) continue;
+      if (!known) services.logger.error({ err: String(error), call_id }, "tool call failed unexpectedly");
+      return failure(
+        index,
+        call_id,
+        elapsed(),
+        known?.message ?? "An internal server error occurred.",
+        known?.type ?? "InternalServerError",
+      );
+    }
+  }
+}
+
+function failure(
+  index: number,
+  call_id: string,
+  elapsed_ms: number,
+  error: string,
+  error_type: string,
+): CallOutcome {
+  return {
+    index,
+    call_id,
+    success: false,
+    result: null,
+    error,
+    error_type,
+    elapsed_ms,
+    truncated: false,
+    truncated_reason: null,
+    original_size_bytes: null,
+    continuation_id: null,
+  };
+}
+
+const CANCELLED = "CancellationError";
+
+/** Every call checked before any runs: shape, known server, and tool when the server's tools are known. */
+function validateCalls(
+  services: AppServices,
+  raw: unknown[],
+): { calls: CallSpec[]; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
+  if (raw.length === 0)
+    issues.push({ index: -1, field: "calls", message: "calls must contain at least one call" });
+  if (raw.length > MAX_CALLS_PER_BATCH) {
+    issues.push({
+      index: -1,
+      field: "calls",
+      message: `Batch size ${raw.length} exceeds maximum ${MAX_CALLS_PER_BATCH}`,
+    });
+    return { calls: [], issues };
+  }
+  const calls: CallSpec[] = [];
+  raw.forEach((entry, index) => {
+    const parsed = callSpec.safeParse(entry);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join(".") || "call";
+      issues.push({ index, field, message: callIssueMessage(field, entry) });
+      return;
+    }
+    const call = parsed.data;
+    const server = services.fleet.get(call.mcp_server);
+    if (!server) {
+      issues.push({ index, field: "mcp_server", message: `McpServer '${call.mcp_server}' not found` });
+    } else if (server.tools && !server.tools.some((t) => t.name === call.tool)) {
+      issues.push({
+        index,
+        field: "tool",
+        message: `Tool '${call.tool}' not found in mcp_server '${call.mcp_server}'`,
+      });
+    }
+    calls.push(call);
+  });
+  return { calls, issues };
+}
+
+function callIssueMessage(field: string, entry: unknown): string {
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return "Call must be a dictionary";
+  switch (field) {
+    case "mcp_server":
+      return "mcp_server is required and must be a string";
+    case "tool":
+      return "tool is required and must be a string";
+    case "arguments":
+      return "arguments must be a dictionary";
+    case "timeout":
+      return "timeout must be a positive number";
+    default:
+      return `${field} is invalid`;
+  }
+}
+
+/** The text an upstream gave with `isError: true`. */
+function errorText(result: ToolCallResult): string {
+  const text = result.content
+    .filter((block) => block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text as string)
+    .join("\n");
+  return text || "tool reported an error";
+}

@@ -1,0 +1,24 @@
+import { RequestRejected } from "../../domain/errors.js";
+import { defineOperation } from "../operation.js";
+import { serverRef } from "./get-server.js";
+
+export const deleteServer = defineOperation({
+  name: "delete-server",
+  kind: "command",
+  summary: "Remove a server registered at runtime, stopping it first. Declared servers stay.",
+  permissions: ["mcp_servers:write", "mcp_servers:lifecycle"],
+  input: serverRef,
+  async run({ fleet, settings }, input) {
+    const server = fleet.require(input.mcp_server);
+    if (settings.declaredServerIds.has(server.id)) {
+      throw new RequestRejected(
+        409,
+        "declared_in_config",
+        `MCP server '${server.id}' is declared in the configuration file; remove it there and reload`,
+        { mcp_server_id: server.id },
+      );
+    }
+    await fleet.remove(server.id);
+    return { mcp_server_id: server.id, deleted: true };
+  },
+});

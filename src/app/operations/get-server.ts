@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineOperation } from "../operation.js";
+import { serverDetail } from "../views/server-views.js";
+
+export const serverRef = z.object({
+  mcp_server: z.string().min(1).describe("MCP server id"),
+});
+
+export const getServer = defineOperation({
+  name: "get-server",
+  kind: "query",
+  summary: "Details of one MCP server: state, tools, health and its tool policy.",
+  permissions: ["mcp_servers:read"],
+  input: serverRef,
+  async run({ fleet, clock }, input) {
+    const server = fleet.require(input.mcp_server);
+    return {
+      ...serverDetail(server, clock.now(), clock.monotonic()),
+      // Tool access policies arrive with governance; until then every server is unrestricted.
+      tools_policy: { active: false, unrestricted: true },
+    };
+  },
+});

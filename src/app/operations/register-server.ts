@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { RequestRejected, validationError } from "../../domain/errors.js";
+import { SERVER_DEFAULTS, type ServerMode, type ServerSpec } from "../../domain/server/server-spec.js";
+import { defineOperation } from "../operation.js";
+import { zodValidation } from "../validation.js";
+
+/** Modes a REST registration may use; groups come from the configuration file or `/groups`. */
+const REGISTRABLE_MODES = ["subprocess", "docker", "remote"] as const;
+
+/** What each mode needs to run (spec 1 §2 "Registration fields"). */
+const REQUIRED_BY_MODE: Record<ServerMode, "command" | "image" | "endpoint"> = {
+  subprocess: "command",
+  docker: "image",
+  remote: "endpoint",
+};
+
+export const idleTtl = z.number().int().min(1).max(86_400);
+export const healthInterval = z.number().int().min(5).max(3600);
+export const envMap = z.record(z.string(), z.string());
+
+const registration = z.object({
+  mcp_server_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '.', '_' or '-' only"),
+  mode: z.enum(REGISTRABLE_MODES),
+  command: z.array(z.string().min(1)).min(1).optional(),
+  image: z.string().min(1).optional(),
+  endpoint: z.string().min(1).optional(),
+  env: envMap.default({}),
+  idle_ttl_s: idleTtl.default(SERVER_DEFAULTS.idle_ttl_s),
+  health_check_interval_s: healthInterval.default(SERVER_DEFAULTS.health_check_interval_s),
+  description: z.string().optional(),
+  // Accepted and dropped: only the configuration file honours container options (spec 1 §2).
+  volumes: z.array(z.string()).optional(),
+  network: z.string().optional(),
+  read_only: z.boolean().optional(),
+});
+
+export const registerServer = defineOperation({
+  name: "register-server",
+  kind: "command",
+  summary: "Register an MCP server (cold, not started). Its provenance is always `api`.",
+  permissions: ["mcp_servers:write"],
+  // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
+  input: z.record(z.string(), z.unknown()),
+  async run({ fleet }, body) {
+    const missing = ["mcp_server_id", "mode"].filter((k) => !Object.hasOwn(body, k));
+    const mode = body.mode as ServerMode | undefined;
+    const needed = mode && Object.hasOwn(REQUIRED_BY_MODE, mode) ? REQUIRED_BY_MODE[mode] : undefined;
+    if (needed && !Object.hasOwn(body, needed)) missing.push(needed);
+    if (missing.length > 0) {
+      throw new RequestRejected(400, "missing_fields", `required field(s) absent: ${missing.join(", ")}`);
+    }
+    const parsed = registration.safeParse(body);
+    if (!parsed.success) throw zodValidation(parsed.error);
+    const reg = parsed.data;
+    if (fleet.has(reg.mcp_server_id)) {
+      throw validationError(`McpServer already exists: ${reg.mcp_server_id}`, { field: "mcp_server_id" });
+    }
+    const spec: ServerSpec = {
+      id: reg.mcp_server_id,
+      mode: reg.mode,
+      ...(reg.command && { command: reg.command }),
+      ...(reg.image && { image: reg.image }),
+      ...(reg.endpoint && { endpoint: reg.endpoint }),
+      env: reg.env,
+      idle_ttl_s: reg.idle_ttl_s,
+      health_check_interval_s: reg.health_check_interval_s,
+      max_consecutive_failures: SERVER_DEFAULTS.max_consecutive_failures,
+      ...(reg.description !== undefined && { description: reg.description }),
+      source: "api",
+    };
+    fleet.register(spec);
+    return { mcp_server_id: spec.id, created: true };
+  },
+});

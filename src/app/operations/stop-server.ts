@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { defineOperation } from "../operation.js";
+
+/** Stop reason recorded when the caller gives none (spec 1 §3). */
+export const DEFAULT_STOP_REASON = "user_request";
+
+export const stopServer = defineOperation({
+  name: "stop-server",
+  kind: "command",
+  summary: "Stop an MCP server, recording the reason.",
+  permissions: ["mcp_servers:lifecycle"],
+  input: z.object({
+    mcp_server: z.string().min(1).describe("MCP server id"),
+    reason: z.string().optional().describe(`Why it is stopped (default ${DEFAULT_STOP_REASON})`),
+  }),
+  async run({ fleet }, input) {
+    const server = fleet.require(input.mcp_server);
+    const reason = input.reason?.trim() || DEFAULT_STOP_REASON;
+    await fleet.stopServer(server, reason);
+    return { stopped: server.id, reason };
+  },
+});

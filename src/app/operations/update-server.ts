@@ -1,0 +1,30 @@
+import { z } from "zod";
+import type { ServerSpec } from "../../domain/server/server-spec.js";
+import { defineOperation } from "../operation.js";
+import { envMap, healthInterval, idleTtl } from "./register-server.js";
+
+export const updateServer = defineOperation({
+  name: "update-server",
+  kind: "command",
+  summary:
+    "Update description, env (replaced whole), idle_ttl_s or health_check_interval_s of a server. " +
+    "A running server keeps running; a changed env applies at its next start.",
+  permissions: ["mcp_servers:write"],
+  input: z.object({
+    mcp_server: z.string().min(1),
+    description: z.string().optional(),
+    env: envMap.optional(),
+    idle_ttl_s: idleTtl.optional(),
+    health_check_interval_s: healthInterval.optional(),
+  }),
+  async run({ fleet }, input) {
+    const server = fleet.require(input.mcp_server);
+    const { mcp_server: _id, ...changes } = input;
+    const patch: Partial<ServerSpec> = {};
+    for (const [key, value] of Object.entries(changes)) {
+      if (value !== undefined) Object.assign(patch, { [key]: value });
+    }
+    fleet.amend(server, patch);
+    return { mcp_server_id: server.id, updated: true };
+  },
+});

@@ -1,0 +1,40 @@
+import type { EventBus } from "./event-bus.js";
+import type { Fleet } from "./fleet/fleet.js";
+import type { Clock } from "./ports/clock.js";
+import type { Hasher } from "./ports/hasher.js";
+import type { IdGenerator } from "./ports/id-generator.js";
+import type { Logger } from "./ports/logger.js";
+
+export interface InstanceInfo {
+  instance_id: string;
+  version: string;
+  /** Epoch milliseconds. */
+  started_at: number;
+  /** Monotonic milliseconds at start, for uptime. */
+  started_mono: number;
+  coordinates_with_peers: boolean;
+  manages_fleet: boolean;
+  storage_is_shareable: boolean;
+  rate_limits_are_per_instance: boolean;
+}
+
+/** Static facts about the configuration the operations need. */
+export interface ServiceSettings {
+  /** MCP topology: `egress` (gateway_call) or `front_door`. */
+  topology: "egress" | "front_door";
+  /** Server ids declared in the configuration file (REST may not delete them). */
+  declaredServerIds: ReadonlySet<string>;
+  authEnabled: boolean;
+}
+
+/** Everything operations may use. Built once by `composition`. */
+export interface AppServices {
+  fleet: Fleet;
+  bus: EventBus;
+  clock: Clock;
+  ids: IdGenerator;
+  hasher: Hasher;
+  logger: Logger;
+  instance: InstanceInfo;
+  settings: ServiceSettings;
+}

@@ -1,0 +1,49 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { AppServices } from "../../app/services.js";
+import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
+import { registerErrorHandling } from "./plugins/errors.js";
+import { registerJsonBody } from "./plugins/json-body.js";
+import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
+import { mcpServerRoutes } from "./routes/mcp-servers.js";
+import { systemRoutes } from "./routes/system.js";
+
+export const API_PREFIX = "/api";
+
+export interface HttpEdgeOptions {
+  logger?: FastifyServerOptions["logger"];
+  readinessChecks?: readonly ReadinessCheck[];
+  /** Mounts the MCP endpoint (`/mcp`) on the instance; supplied by the composition. */
+  mountMcp?: (app: FastifyInstance) => void | Promise<void>;
+  /** Largest accepted request body; above it the answer is 413. */
+  bodyLimitBytes?: number;
+}
+
+/** Four MiB, the MCP SDK's own request body limit, applied to REST bodies too. */
+const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Builds the HTTP application; it never listens (the CLI does, tests use `inject()`). */
+export async function buildHttpApp(
+  services: AppServices,
+  options: HttpEdgeOptions = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
+    // Collection paths differ only by the trailing slash; the bare one redirects.
+    routerOptions: { ignoreTrailingSlash: false },
+  });
+  registerErrorHandling(app);
+  registerJsonBody(app);
+  healthRoutes(app, services, options.readinessChecks ?? []);
+  await app.register(
+    async (api) => {
+      registerCollectionRedirects(api, API_PREFIX);
+      mcpServerRoutes(api, services);
+      systemRoutes(api, services);
+      healthRoutes(api, services, options.readinessChecks ?? []);
+    },
+    { prefix: API_PREFIX },
+  );
+  if (options.mountMcp) await options.mountMcp(app);
+  return app;
+}

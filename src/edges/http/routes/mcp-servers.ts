@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { OPERATIONS as op } from "../../../app/catalog.js";
+import { execute } from "../../../app/execute.js";
+import type { Operation } from "../../../app/operation.js";
+import type { AppServices } from "../../../app/services.js";
+import { objectBody } from "../plugins/json-body.js";
+import { restContext } from "../request-context.js";
+
+type IdParams = { Params: { id: string } };
+
+/** `/api/mcp_servers`: registration, lifecycle and read models of MCP servers (spec 1 §4). */
+export function mcpServerRoutes(app: FastifyInstance, services: AppServices): void {
+  const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
+    execute(services, operation, input, restContext(request as FastifyRequest));
+
+  app.get<{ Querystring: { state?: string } }>("/mcp_servers/", async (request) => {
+    const result = await run(op.listServers, { state_filter: request.query.state ?? null }, request);
+    return { mcp_servers: result.mcp_servers };
+  });
+
+  app.post("/mcp_servers/", async (request, reply) => {
+    const result = await run(op.registerServer, objectBody(request.body), request);
+    return reply.status(201).send(result);
+  });
+
+  app.get<IdParams>("/mcp_servers/:id", async (request) => {
+    const { tools_policy: _policy, ...detail } = await run(
+      op.getServer,
+      { mcp_server: request.params.id },
+      request,
+    );
+    return detail;
+  });
+
+  const update = async (request: FastifyRequest<IdParams>) =>
+    run(op.updateServer, { ...objectBody(request.body), mcp_server: request.params.id }, request);
+  app.put<IdParams>("/mcp_servers/:id", update);
+  app.patch<IdParams>("/mcp_servers/:id", update);
+
+  app.delete<IdParams>("/mcp_servers/:id", async (request) =>
+    run(op.deleteServer, { mcp_server: request.params.id }, request),
+  );
+
+  app.post<IdParams>("/mcp_servers/:id/start", async (request) =>
+    run(op.startServer, { mcp_server: request.params.id }, request),
+  );
+
+  app.post<IdParams>("/mcp_servers/:id/stop", async (request) => {
+    const reason = objectBody(request.body).reason;
+    const input = { mcp_server: request.params.id, ...(typeof reason === "string" && { reason }) };
+    return run(op.stopServer, input, request);
+  });
+
+  app.get<IdParams>("/mcp_servers/:id/tools", async (request) => {
+    const result = await run(op.serverTools, { mcp_server: request.params.id, start: false }, request);
+    return { tools: result.tools };
+  });
+
+  app.get<IdParams>("/mcp_servers/:id/health", async (request) =>
+    run(op.serverHealth, { mcp_server: request.params.id }, request),
+  );
+
+  app.get<IdParams & { Querystring: { lines?: string } }>("/mcp_servers/:id/logs", async (request) =>
+    run(op.serverLogs, { mcp_server: request.params.id, lines: request.query.lines }, request),
+  );
+}

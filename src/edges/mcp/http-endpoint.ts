@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ANONYMOUS } from "../../app/context.js";
+import type { AppServices } from "../../app/services.js";
+import { createManagementServer } from "./management-server.js";
+
+/** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
+const SESSION_IDLE_MS = 30 * 60 * 1000;
+const MAX_SESSIONS = 10_000;
+/** How often idle sessions are looked for. */
+const SWEEP_INTERVAL_MS = 60 * 1000;
+
+interface Session {
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+/**
+ * The MCP endpoint at `/mcp` over streamable HTTP: POST carries requests, DELETE ends a session;
+ * GET (the server-to-client stream) answers 405 in the egress topology, which sends no notifications.
+ */
+export class McpHttpEndpoint {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly services: AppServices) {
+    this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  mount(app: FastifyInstance, path = "/mcp"): void {
+    app.post(path, (request, reply) => this.handlePost(request, reply));
+    app.delete(path, (request, reply) => this.handleExisting(request, reply));
+    app.get(path, async (_request, reply) =>
+      reply
+        .status(405)
+        .header("Allow", "POST, DELETE")
+        .send(rpcError(-32000, "Method not allowed: this endpoint sends no server-initiated messages")),
+    );
+  }
+
+  private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.headers["mcp-session-id"]) return this.handleExisting(request, reply);
+    if (!isInitializeRequest(request.body)) {
+      return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
+    }
+    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    const server = createManagementServer(this.services, (signal) => ({
+      principal: ANONYMOUS,
+      authenticated: false,
+      channel: "mcp-http",
+      signal,
+    }));
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { server, transport, lastSeen: Date.now() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  private async handleExisting(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const id = request.headers["mcp-session-id"];
+    const session = typeof id === "string" ? this.sessions.get(id) : undefined;
+    if (!session) return reply.status(404).send(rpcError(-32001, "Session not found"));
+    session.lastSeen = Date.now();
+    reply.hijack();
+    await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  private sweepIdle(): void {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, session] of this.sessions) {
+      if (session.lastSeen < cutoff) this.closeSession(id, session);
+    }
+  }
+
+  private evictOldest(): void {
+    let oldest: [string, Session] | undefined;
+    for (const entry of this.sessions) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
+    if (oldest) this.closeSession(...oldest);
+  }
+
+  private closeSession(id: string, session: Session): void {
+    this.sessions.delete(id);
+    void session.transport.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const all = [...this.sessions.entries()];
+    this.sessions.clear();
+    await Promise.all(all.map(([, s]) => s.transport.close().catch(() => undefined)));
+  }
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: "2.0", error: { code, message }, id: null };
+}

@@ -1,0 +1,24 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ANONYMOUS } from "../../app/context.js";
+import type { AppServices } from "../../app/services.js";
+import { createManagementServer } from "./management-server.js";
+
+/**
+ * Serves the MCP tool surface on this process's stdin/stdout. Resolves once the client hangs up.
+ * Nothing else may write to stdout in this mode: logs go to stderr.
+ */
+export async function serveStdio(services: AppServices): Promise<{ closed: Promise<void> }> {
+  const server = createManagementServer(services, (signal) => ({
+    principal: ANONYMOUS,
+    authenticated: false,
+    channel: "mcp-stdio",
+    signal,
+  }));
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  return { closed };
+}
