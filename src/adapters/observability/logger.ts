@@ -1,0 +1,81 @@
+import { createWriteStream, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { Writable } from "node:stream";
+import pino, { type Logger as PinoLogger } from "pino";
+
+export type LogLevelName = "DEBUG" | "INFO" | "WARNING" | "ERROR";
+
+const PINO_LEVELS: Record<LogLevelName, pino.Level> = {
+  DEBUG: "debug",
+  INFO: "info",
+  WARNING: "warn",
+  ERROR: "error",
+};
+
+const LEVEL_LABELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARNING", 50: "ERROR", 60: "FATAL" };
+
+export interface LoggerOptions {
+  level: LogLevelName;
+  json: boolean;
+  /** Append to this file instead of the stream. */
+  file?: string | null;
+  /** `stderr` in stdio mode, where stdout carries the protocol. */
+  stream: "stdout" | "stderr";
+}
+
+/** Keys whose values never reach a log line. */
+const REDACTED_PATHS = [
+  "req.headers.authorization",
+  'req.headers["x-api-key"]',
+  "*.password",
+  "*.token",
+  "*.secret",
+  "*.api_key",
+  "env",
+  "*.env",
+];
+
+/**
+ * The process logger: JSON lines when `json`, otherwise one readable line per record
+ * (`time LEVEL message key=value ...`). Secrets under well-known keys are redacted.
+ */
+export function createLogger(options: LoggerOptions): PinoLogger {
+  const target: NodeJS.WritableStream = options.file
+    ? openFile(options.file)
+    : options.stream === "stderr"
+      ? process.stderr
+      : process.stdout;
+  const destination = options.json ? target : humanReadable(target);
+  return pino(
+    {
+      level: PINO_LEVELS[options.level],
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      formatters: { level: (_label, number) => ({ level: LEVEL_LABELS[number] ?? String(number) }) },
+    },
+    destination,
+  );
+}
+
+function openFile(path: string): NodeJS.WritableStream {
+  mkdirSync(dirname(path), { recursive: true });
+  return createWriteStream(path, { flags: "a" });
+}
+
+function humanReadable(target: NodeJS.WritableStream): Writable {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      try {
+        const { time, level, msg, ...fields } = JSON.parse(String(chunk)) as Record<string, unknown>;
+        const extras = Object.entries(fields)
+          .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+          .join(" ");
+        target.write(`${time} ${String(level).padEnd(7)} ${msg ?? ""}${extras ? ` ${extras}` : ""}\n`);
+      } catch {
+        target.write(chunk);
+      }
+      callback();
+    },
+  });
+}

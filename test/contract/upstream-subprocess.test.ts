@@ -1,0 +1,258 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  killAllProcessGroups,
+  registeredProcessGroups,
+} from "../../src/adapters/upstream/subprocess/process-groups.js";
+import type { SubprocessConnection } from "../../src/adapters/upstream/subprocess/subprocess-connection.js";
+import { SubprocessUpstreamFactory } from "../../src/adapters/upstream/subprocess/subprocess-upstream-factory.js";
+import type { LogSink, UpstreamConnection } from "../../src/app/ports/upstream.js";
+import type { ServerSpec } from "../../src/domain/server/server-spec.js";
+
+const NODE = process.execPath;
+const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+const ARITHMETIC = path("../../examples/servers/arithmetic.mjs");
+const TEXT = path("../../examples/servers/text.mjs");
+const CONTROLLABLE = path("../fixtures/servers/controllable.mjs");
+const FAILS_TO_START = path("../fixtures/servers/fails-to-start.mjs");
+
+const CONNECT = { timeoutMs: 10_000 };
+const CALL = { timeoutMs: 10_000 };
+// Short waits so stop sequences that reach SIGTERM do not slow the suite down.
+const factory = new SubprocessUpstreamFactory({ stopTiming: { stdinGraceMs: 300, termGraceMs: 500 } });
+
+function spec(command: string[], env: Record<string, string> = {}): ServerSpec {
+  return {
+    id: "under-test",
+    mode: "subprocess",
+    command,
+    env,
+    idle_ttl_s: 300,
+    health_check_interval_s: 60,
+    max_consecutive_failures: 3,
+    source: "config",
+  };
+}
+
+class MemorySink implements LogSink {
+  readonly lines: string[] = [];
+  append(stream: "stderr" | "stdout", line: string): void {
+    if (stream === "stderr") this.lines.push(line);
+  }
+}
+
+/** Alive means signal 0 is accepted and the process is not a zombie waiting to be reaped. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function expectGone(pid: number): Promise<void> {
+  await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 3_000, interval: 20 });
+}
+
+const open: UpstreamConnection[] = [];
+async function connect(command: string[], sink: LogSink = new MemorySink(), env?: Record<string, string>) {
+  const connection = (await factory.connect(spec(command, env), sink, CONNECT)) as SubprocessConnection;
+  open.push(connection);
+  return connection;
+}
+
+async function spawnGrandchild(connection: UpstreamConnection, ignoreSigterm = false): Promise<number> {
+  const result = await connection.callTool("spawn_grandchild", { ignore_sigterm: ignoreSigterm }, CALL);
+  const pid = (result.structuredContent as { pid: number }).pid;
+  expect(isAlive(pid)).toBe(true);
+  return pid;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((connection) => connection.close()));
+});
+
+describe("SubprocessUpstreamFactory", () => {
+  it("lists the arithmetic example's tools with their schemas", async () => {
+    const connection = await connect([NODE, ARITHMETIC]);
+    const tools = await connection.listTools(CALL);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["add", "divide", "multiply", "subtract", "sum"]);
+    const add = tools.find((tool) => tool.name === "add");
+    expect(add?.description).toMatch(/add/i);
+    expect(add?.inputSchema).toMatchObject({ type: "object", required: ["a", "b"] });
+    expect(add?.outputSchema).toMatchObject({ type: "object", properties: { result: { type: "number" } } });
+    expect(Object.keys(add ?? {}).sort()).toEqual(["description", "inputSchema", "name", "outputSchema"]);
+  });
+
+  it("returns tool results as the server sent them, errors included", async () => {
+    const connection = await connect([NODE, ARITHMETIC]);
+    const sum = await connection.callTool("sum", { numbers: [1, 2, 3.5] }, CALL);
+    expect(sum).toMatchObject({
+      content: [{ type: "text", text: "6.5" }],
+      structuredContent: { result: 6.5 },
+    });
+    const divide = await connection.callTool("divide", { a: 1, b: 0 }, CALL);
+    expect(divide.isError).toBe(true);
+    expect(divide.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/divide by zero/) });
+  });
+
+  it("runs the text example", async () => {
+    const connection = await connect([NODE, TEXT]);
+    expect((await connection.listTools(CALL)).map((tool) => tool.name).sort()).toEqual([
+      "echo",
+      "lowercase",
+      "reverse",
+      "uppercase",
+      "word_count",
+    ]);
+    const reversed = await connection.callTool("reverse", { text: "abc" }, CALL);
+    expect(reversed.structuredContent).toEqual({ text: "cba" });
+    const counted = await connection.callTool("word_count", { text: " two  words " }, CALL);
+    expect(counted.structuredContent).toEqual({ words: 2 });
+  });
+
+  it("passes spec.env over the default environment and nothing else of the gateway's", async () => {
+    process.env.AIRLOCK_TEST_NOT_INHERITED = "secret";
+    try {
+      const connection = await connect([NODE, CONTROLLABLE], new MemorySink(), { GREETING: "hello" });
+      const read = async (name: string) =>
+        (await connection.callTool("env", { name }, CALL)).structuredContent;
+      expect(await read("GREETING")).toEqual({ name: "GREETING", value: "hello" });
+      expect(await read("PATH")).toEqual({ name: "PATH", value: process.env.PATH });
+      expect(await read("AIRLOCK_TEST_NOT_INHERITED")).toEqual({
+        name: "AIRLOCK_TEST_NOT_INHERITED",
+        value: null,
+      });
+    } finally {
+      delete process.env.AIRLOCK_TEST_NOT_INHERITED;
+    }
+  });
+
+  it("forwards each stderr line of the server to the log sink", async () => {
+    const sink = new MemorySink();
+    const connection = await connect([NODE, CONTROLLABLE], sink);
+    await connection.callTool("stderr", { line: "first line" }, CALL);
+    await connection.callTool("stderr", { line: "second line" }, CALL);
+    await vi.waitFor(() =>
+      expect(sink.lines).toEqual(["controllable server ready", "first line", "second line"]),
+    );
+  });
+
+  it("fires onClosed once with the exit code when the server crashes, and fails the call in flight", async () => {
+    const connection = await connect([NODE, CONTROLLABLE]);
+    const reasons: string[] = [];
+    connection.onClosed((reason) => reasons.push(reason));
+    await expect(connection.callTool("crash", {}, CALL)).rejects.toThrow(
+      "upstream connection closed: process exited with code 3",
+    );
+    await vi.waitFor(() => expect(reasons).toEqual(["process exited with code 3"]));
+    const late = await new Promise<string>((resolve) => connection.onClosed(resolve));
+    expect(late).toBe("process exited with code 3");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reasons).toHaveLength(1);
+    await expect(connection.callTool("echo", { message: "x" }, CALL)).rejects.toThrow();
+  });
+
+  it("close() ends the server and its grandchild and does not fire onClosed", async () => {
+    const connection = await connect([NODE, CONTROLLABLE]);
+    const closed = vi.fn();
+    connection.onClosed(closed);
+    const serverPid = connection.pid!;
+    const grandchild = await spawnGrandchild(connection);
+    await connection.close();
+    expect(isAlive(serverPid)).toBe(false);
+    await expectGone(grandchild);
+    expect(registeredProcessGroups()).not.toContain(serverPid);
+    await connection.close();
+    expect(closed).not.toHaveBeenCalled();
+  });
+
+  it("close() also ends a grandchild that ignores SIGTERM", async () => {
+    const connection = await connect([NODE, CONTROLLABLE]);
+    const grandchild = await spawnGrandchild(connection, true);
+    await connection.close();
+    await expectGone(grandchild);
+  });
+
+  it("close() called twice at once resolves both callers after the process is gone", async () => {
+    const connection = await connect([NODE, CONTROLLABLE]);
+    const pid = connection.pid!;
+    await Promise.all([connection.close(), connection.close()]);
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it("rejects a connect to a missing command with 'command not found'", async () => {
+    await expect(
+      factory.connect(spec(["airlock-no-such-command"]), new MemorySink(), CONNECT),
+    ).rejects.toThrow("command not found: airlock-no-such-command");
+  });
+
+  it("rejects a connect to a server that exits before initialize, and keeps its stderr", async () => {
+    const sink = new MemorySink();
+    await expect(factory.connect(spec([NODE, FAILS_TO_START]), sink, CONNECT)).rejects.toThrow(
+      "process exited with code 1 before initialize",
+    );
+    await vi.waitFor(() => expect(sink.lines).toContain("fatal: missing configuration, cannot start"));
+  });
+
+  it("rejects a connect that does not initialize in time and kills what it started", async () => {
+    const sink = new MemorySink();
+    const before = registeredProcessGroups();
+    // The shell prints its pid, then becomes `sleep`, which never answers initialize.
+    const command = ["sh", "-c", "echo $$ >&2; exec sleep 600"];
+    await expect(factory.connect(spec(command), sink, { timeoutMs: 300 })).rejects.toThrow(
+      "initialize timed out after 300 ms",
+    );
+    const pid = Number(sink.lines[0]);
+    expect(pid).toBeGreaterThan(0);
+    await expectGone(pid);
+    expect(registeredProcessGroups()).toEqual(before);
+  });
+
+  it("rejects an empty command", async () => {
+    await expect(factory.connect(spec([]), new MemorySink(), CONNECT)).rejects.toThrow(/non-empty command/);
+  });
+
+  it("rejects a call that outlasts timeoutMs with a TimeoutError and stays usable", async () => {
+    const connection = await connect([NODE, CONTROLLABLE]);
+    const call = connection.callTool("sleep", { ms: 5_000 }, { timeoutMs: 200 });
+    await expect(call).rejects.toThrow("tool call timed out after 200 ms");
+    await expect(call).rejects.toMatchObject({ name: "TimeoutError" });
+    const echo = await connection.callTool("echo", { message: "still here" }, CALL);
+    expect(echo.content).toEqual([{ type: "text", text: "still here" }]);
+  });
+
+  it("rejects a call with the signal's reason when it is aborted", async () => {
+    const connection = await connect([NODE, CONTROLLABLE]);
+    const controller = new AbortController();
+    const call = connection.callTool("sleep", { ms: 5_000 }, { ...CALL, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("caller went away")), 100);
+    await expect(call).rejects.toThrow("caller went away");
+    const echo = await connection.callTool("echo", { message: "after abort" }, CALL);
+    expect(echo.content).toEqual([{ type: "text", text: "after abort" }]);
+  });
+
+  it("killAllProcessGroups() kills every live child and grandchild at once", async () => {
+    const first = await connect([NODE, CONTROLLABLE]);
+    const second = await connect([NODE, ARITHMETIC]);
+    const reasons: string[] = [];
+    first.onClosed((reason) => reasons.push(`first: ${reason}`));
+    second.onClosed((reason) => reasons.push(`second: ${reason}`));
+    const grandchild = await spawnGrandchild(first, true);
+    const pids = [first.pid!, second.pid!, grandchild];
+    killAllProcessGroups();
+    for (const pid of pids) await expectGone(pid);
+    await vi.waitFor(() =>
+      expect(reasons.sort()).toEqual(["first: killed by signal SIGKILL", "second: killed by signal SIGKILL"]),
+    );
+    expect(registeredProcessGroups()).toEqual([]);
+  });
+});
