@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Operation } from "./operation.js";
-import { callTools } from "./operations/call-tools.js";
+import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteServer } from "./operations/delete-server.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
 import { getServer } from "./operations/get-server.js";
@@ -105,7 +105,7 @@ export const TOOL_EXPOSURES: readonly ToolExposure[] = [
       "Calls run concurrently (max_concurrency), each within `timeout` seconds (1-300); fail_fast cancels " +
       "calls not yet started after a failure; max_attempts retries retryable failures.",
     operation: callTools,
-    params: callTools.input,
+    params: callToolsParams,
     readOnly: false,
   },
 ];

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -9,6 +8,7 @@ import type { SubprocessConnection } from "../../src/adapters/upstream/subproces
 import { SubprocessUpstreamFactory } from "../../src/adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import type { LogSink, UpstreamConnection } from "../../src/app/ports/upstream.js";
 import type { ServerSpec } from "../../src/domain/server/server-spec.js";
+import { isAlive } from "../support/processes.js";
 
 const NODE = process.execPath;
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
@@ -39,22 +39,6 @@ class MemorySink implements LogSink {
   readonly lines: string[] = [];
   append(stream: "stderr" | "stdout", line: string): void {
     if (stream === "stderr") this.lines.push(line);
-  }
-}
-
-/** Alive means signal 0 is accepted and the process is not a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
-    throw error;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
   }
 }
 

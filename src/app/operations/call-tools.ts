@@ -42,6 +42,26 @@ export const callToolsInput = z.object({
     .describe("Attempts for retryable failures (1-5)"),
 });
 
+/** The parameters as advertised to MCP clients: the complete shape, with its documented ranges. */
+export const callToolsParams = z.object({
+  calls: z.array(callSpec).min(1).max(MAX_CALLS_PER_BATCH).describe("1-100 calls, run concurrently"),
+  max_concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(10)
+    .describe("Calls run at once (1-50, default 10)"),
+  timeout: z
+    .number()
+    .min(CALL_TIMEOUT_MIN_S)
+    .max(CALL_TIMEOUT_MAX_S)
+    .default(DEFAULT_TIMEOUT_S)
+    .describe("Seconds per call (1-300, default 60)"),
+  fail_fast: z.boolean().default(false).describe("After the first failure, cancel the calls not yet started"),
+  max_attempts: z.number().int().min(1).max(5).default(1).describe("Attempts for retryable failures (1-5)"),
+});
+
 export interface ValidationIssue {
   index: number;
   field: string;

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { Command, Option } from "commander";
+import { runConfigCheck } from "./composition/config-check.js";
+import { runServe } from "./composition/serve.js";
+import { VERSION } from "./composition/version.js";
+
+const program = new Command();
+program
+  .name("airlock")
+  .description("Airlock: the MCP gateway in front of a fleet of MCP servers")
+  .option(
+    "-c, --config <file>",
+    "configuration file (default: $MCP_CONFIG, ./config.yaml, ~/.config/airlock/config.yaml)",
+  )
+  .showHelpAfterError();
+
+program
+  .command("serve")
+  .description(
+    "serve REST, the MCP endpoint and WebSockets over HTTP (default), or the MCP tool surface over stdio",
+  )
+  .option("-c, --config <file>", "configuration file")
+  .addOption(new Option("--http", "serve over HTTP (default)").conflicts("stdio"))
+  .addOption(new Option("--stdio", "serve the MCP tool surface on stdin/stdout").conflicts("http"))
+  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .option("--port <port>", "port to listen on", "8080")
+  .addOption(new Option("--log-level <level>", "log level").choices(["DEBUG", "INFO", "WARNING", "ERROR"]))
+  .option("--log-file <file>", "append logs to this file")
+  .option("--json-logs", "write logs as JSON lines")
+  .action(async (options) => {
+    const globals = program.opts<{ config?: string }>();
+    process.exitCode = await runServe({
+      configPath: options.config ?? globals.config,
+      transport: options.stdio ? "stdio" : "http",
+      host: options.host,
+      port: options.port,
+      logLevel: options.logLevel,
+      logFile: options.logFile,
+      jsonLogs: options.jsonLogs,
+    });
+  });
+
+const config = program.command("config").description("work with the configuration file");
+config
+  .command("check")
+  .description(
+    "validate the configuration file strictly (unknown keys are errors); exit 0 when valid, 1 otherwise",
+  )
+  .option("-c, --config <file>", "configuration file")
+  .action((options) => {
+    const globals = program.opts<{ config?: string }>();
+    process.exitCode = runConfigCheck(options.config ?? globals.config);
+  });
+
+program
+  .command("version")
+  .description("print the version")
+  .action(() => {
+    process.stdout.write(`airlock ${VERSION}\n`);
+  });
+
+await program.parseAsync(process.argv);

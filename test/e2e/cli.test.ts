@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { runCli, serveHttp, writeTempConfig } from "../support/cli.js";
+import { fleetYaml, waitFor } from "../support/gateway.js";
+import { callJson, connectHttp } from "../support/mcp-client.js";
+import { descendants, isAlive } from "../support/processes.js";
+
+describe("airlock serve", () => {
+  it("serves REST and MCP, and after SIGTERM exits 0 leaving no child process behind", async () => {
+    const gateway = await serveHttp(writeTempConfig(fleetYaml()));
+    const gatewayPid = gateway.child.pid!;
+    const client = await connectHttp(gateway.baseUrl);
+    const started = await fetch(new URL("/api/mcp_servers/math/start", gateway.baseUrl), { method: "POST" });
+    expect(started.status).toBe(200);
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "ctl", tool: "spawn_grandchild", arguments: {} }],
+    });
+    const grandchild = Number(JSON.stringify(json.results[0].result).match(/\d{2,}/)?.[0]);
+    expect(isAlive(grandchild)).toBe(true);
+    const children = descendants(gatewayPid);
+    expect(children.length).toBeGreaterThanOrEqual(3);
+    await client.close();
+
+    gateway.child.kill("SIGTERM");
+    expect(await gateway.exited).toBe(0);
+    await waitFor(() => children.every((pid) => !isAlive(pid)), 5_000);
+    expect(isAlive(grandchild)).toBe(false);
+  });
+});
+
+describe("airlock config check", () => {
+  it("exits 0 for a valid file", () => {
+    const result = runCli(["config", "check", "--config", writeTempConfig(fleetYaml())]);
+    expect(result.code).toBe(0);
+  });
+
+  it("exits 1 listing every problem by path", () => {
+    const path = writeTempConfig(`
+mcp_servers:
+  a:
+    mode: subprocess
+    idle_ttl_s: 0
+  b:
+    mode: remote
+`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("mcp_servers.a.idle_ttl_s");
+    expect(result.stderr).toContain("mcp_servers.a.command");
+    expect(result.stderr).toContain("mcp_servers.b.endpoint");
+  });
+
+  it("refuses unknown keys that serve only warns about", () => {
+    const path = writeTempConfig(`${fleetYaml()}\nsurprise_section: {a: 1}\n`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("surprise_section");
+  });
+
+  it("exits 1 naming a configuration file that does not exist", () => {
+    const result = runCli(["config", "check", "--config", "/nonexistent/airlock.yaml"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("/nonexistent/airlock.yaml");
+  });
+
+  it("takes the file from MCP_CONFIG when no flag names one", () => {
+    const result = runCli(["config", "check"], { MCP_CONFIG: "/nonexistent/from-env.yaml" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("/nonexistent/from-env.yaml");
+  });
+});
+
+describe("airlock serve refusals", () => {
+  it("exits 1 without serving when the named configuration file is missing", () => {
+    const result = runCli(["serve", "--config", "/nonexistent/airlock.yaml", "--port", "0"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("/nonexistent/airlock.yaml");
+  });
+});
+
+describe("airlock version", () => {
+  it("prints the version", () => {
+    const result = runCli(["version"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^airlock \d+\.\d+\.\d+/);
+  });
+});

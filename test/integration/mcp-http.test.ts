@@ -1,0 +1,220 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { callJson, connectHttp } from "../support/mcp-client.js";
+
+let gw: TestGateway;
+let client: Client;
+let baseUrl: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  baseUrl = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+  client = await connectHttp(baseUrl);
+});
+afterAll(async () => {
+  await client?.close();
+  await gw.close();
+});
+
+describe("the MCP endpoint over streamable HTTP (egress)", () => {
+  it("lists the management tools with complete input schemas", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "gateway_list",
+        "gateway_status",
+        "gateway_details",
+        "gateway_tools",
+        "gateway_start",
+        "gateway_stop",
+        "gateway_call",
+      ]),
+    );
+    const call = tools.find((t) => t.name === "gateway_call");
+    expect(call?.inputSchema).toMatchObject({ type: "object", required: ["calls"] });
+    expect(tools.every((t) => typeof t.description === "string" && t.description.length > 0)).toBe(true);
+  });
+
+  it("gateway_list returns servers, groups and runtime servers", async () => {
+    const { json, isError } = await callJson(client, "gateway_list");
+    expect(isError).toBe(false);
+    expect(json.mcp_servers.map((s: { mcp_server_id: string }) => s.mcp_server_id)).toEqual(
+      expect.arrayContaining(["math", "text", "ctl", "broken"]),
+    );
+    expect(json.groups).toEqual([]);
+    expect(json.runtime_mcp_servers).toEqual([]);
+    const filtered = await callJson(client, "gateway_list", { state_filter: "nonsense" });
+    expect(filtered.json.mcp_servers).toEqual([]);
+  });
+
+  it("gateway_start starts a server and returns its tool names", async () => {
+    const { json } = await callJson(client, "gateway_start", { mcp_server: "text" });
+    expect(json).toEqual({
+      mcp_server: "text",
+      state: "ready",
+      tools: expect.arrayContaining(["echo", "reverse"]),
+    });
+  });
+
+  it("gateway_tools lists tools with digests, starting a cold server", async () => {
+    const { json } = await callJson(client, "gateway_tools", { mcp_server: "math" });
+    expect(json).toMatchObject({ mcp_server: "math", state: "ready", predefined: false });
+    expect(json.tools[0]).toEqual({
+      name: expect.any(String),
+      description: expect.any(String),
+      inputSchema: expect.any(Object),
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      ...(json.tools[0].outputSchema && { outputSchema: expect.any(Object) }),
+    });
+  });
+
+  it("gateway_details returns the detail object with its tool policy", async () => {
+    const { json } = await callJson(client, "gateway_details", { mcp_server: "math" });
+    expect(json).toMatchObject({ mcp_server_id: "math", state: "ready", alive: true });
+    expect(json.tools_policy).toEqual({ active: false, unrestricted: true });
+  });
+
+  it("gateway_status describes this replica with indicators and a formatted view", async () => {
+    const { json } = await callJson(client, "gateway_status");
+    const math = json.mcp_servers.find((s: { id: string }) => s.id === "math");
+    expect(math).toMatchObject({ indicator: "[READY]", state: "ready", mode: "subprocess", dead: null });
+    const broken = json.mcp_servers.find((s: { id: string }) => s.id === "broken");
+    expect(broken).toMatchObject({ indicator: "[COLD]", note: "Will start on first request" });
+    expect(json.scope).toBe("replica");
+    expect(json.summary).toMatchObject({ total_mcp_servers: 4, healthy_mcp_servers: 2 });
+    expect(json.replica.instance_id).toBe(gw.gateway.services.instance.instance_id);
+    expect(json.formatted).toContain("[READY] math");
+  });
+
+  it("gateway_call runs one call and returns the upstream result", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "math", tool: "add", arguments: { a: 2, b: 3 } }],
+    });
+    expect(json).toMatchObject({ success: true, total: 1, succeeded: 1, failed: 0, cancelled: 0 });
+    const [result] = json.results;
+    expect(result).toMatchObject({
+      index: 0,
+      success: true,
+      error: null,
+      error_type: null,
+      truncated: false,
+      continuation_id: null,
+    });
+    expect(result.call_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.result.content[0].text).toContain("5");
+  });
+
+  it("gateway_call runs a batch concurrently and keeps the order of results", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [
+        { mcp_server: "math", tool: "multiply", arguments: { a: 6, b: 7 } },
+        { mcp_server: "text", tool: "uppercase", arguments: { text: "abc" } },
+        { mcp_server: "math", tool: "divide", arguments: { a: 1, b: 0 } },
+      ],
+      max_concurrency: 3,
+    });
+    expect(json.total).toBe(3);
+    expect(json.results.map((r: { index: number }) => r.index)).toEqual([0, 1, 2]);
+    expect(json.results[0].result.content[0].text).toContain("42");
+    expect(json.results[1].result.content[0].text).toContain("ABC");
+    expect(json.results[2]).toMatchObject({ success: false, error_type: "ToolError" });
+    expect(json).toMatchObject({ success: false, succeeded: 2, failed: 1 });
+  });
+
+  it("gateway_call refuses a batch naming an unknown server or tool before running any call", async () => {
+    const before = gw.gateway.services.fleet.require("text").stats.total_invocations;
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [
+        { mcp_server: "text", tool: "echo", arguments: { message: "hi" } },
+        { mcp_server: "ghost", tool: "x" },
+        { mcp_server: "math", tool: "no_such_tool" },
+      ],
+    });
+    expect(json).toMatchObject({ success: false, error: "Validation failed" });
+    expect(json.validation_errors).toEqual([
+      { index: 1, field: "mcp_server", message: "McpServer 'ghost' not found" },
+      { index: 2, field: "tool", message: "Tool 'no_such_tool' not found in mcp_server 'math'" },
+    ]);
+    expect(gw.gateway.services.fleet.require("text").stats.total_invocations).toBe(before);
+  });
+
+  it("gateway_call with fail_fast cancels the calls not yet started", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [
+        { mcp_server: "math", tool: "divide", arguments: { a: 1, b: 0 } },
+        { mcp_server: "math", tool: "add", arguments: { a: 1, b: 1 } },
+        { mcp_server: "math", tool: "add", arguments: { a: 1, b: 1 } },
+      ],
+      max_concurrency: 1,
+      fail_fast: true,
+    });
+    expect(json.results[0].success).toBe(false);
+    expect(json.results.slice(1).map((r: { error_type: string }) => r.error_type)).toEqual([
+      "CancellationError",
+      "CancellationError",
+    ]);
+    expect(json.cancelled).toBe(2);
+  });
+
+  it("gateway_call times a slow call out at its per-call timeout", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "ctl", tool: "sleep", arguments: { ms: 5000 }, timeout: 1 }],
+    });
+    expect(json.results[0]).toMatchObject({ success: false, error_type: "ToolTimeoutError" });
+    expect(json.results[0].elapsed_ms).toBeLessThan(4000);
+  });
+
+  it("passes the server's env to the child", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "ctl", tool: "env", arguments: { name: "AIRLOCK_TEST_MARKER" } }],
+    });
+    expect(json.results[0].result.content[0].text).toContain("marker-value");
+  });
+
+  it("reports an unknown server as a failed run, not a refusal", async () => {
+    const result = await callJson(client, "gateway_start", { mcp_server: "ghost" });
+    expect(result.isError).toBe(false);
+    expect(result.json).toEqual({
+      error: "unknown_mcp_server: ghost",
+      error_type: "ValueError",
+      details: {},
+    });
+  });
+
+  it("refuses invalid arguments before running, as an isError result", async () => {
+    const result = await callJson(client, "gateway_start", {});
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Error executing tool gateway_start: invalid_mcp_server_id: /);
+  });
+
+  it("answers an unknown tool with JSON-RPC -32601", async () => {
+    await expect(client.callTool({ name: "gateway_nope", arguments: {} })).rejects.toMatchObject({
+      code: -32601,
+    });
+  });
+
+  it("gateway_stop stops a running server", async () => {
+    const { json } = await callJson(client, "gateway_stop", { mcp_server: "text" });
+    expect(json).toEqual({ stopped: "text", reason: "user_request" });
+  });
+
+  it("answers GET on the endpoint with 405 in the egress topology", async () => {
+    const res = await fetch(new URL("/mcp", baseUrl), { headers: { accept: "text/event-stream" } });
+    expect(res.status).toBe(405);
+  });
+
+  it("answers a request for an unknown session with 404", async () => {
+    const res = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": "nope",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(404);
+  });
+});

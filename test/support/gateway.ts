@@ -1,0 +1,59 @@
+import { resolve } from "node:path";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
+import { parseConfig } from "../../src/config/load.js";
+
+export const CONTROLLABLE = resolve("test/fixtures/servers/controllable.mjs");
+export const FAILS_TO_START = resolve("test/fixtures/servers/fails-to-start.mjs");
+export const ARITHMETIC = resolve("examples/servers/arithmetic.mjs");
+export const TEXT = resolve("examples/servers/text.mjs");
+
+/** A configuration with the example servers and the controllable test server. */
+export function fleetYaml(extra = ""): string {
+  return `
+mcp_servers:
+  math:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+    description: Arithmetic tools
+  text:
+    command: [node, ${JSON.stringify(TEXT)}]
+  ctl:
+    command: [node, ${JSON.stringify(CONTROLLABLE)}]
+    env: {AIRLOCK_TEST_MARKER: marker-value}
+  broken:
+    command: [node, ${JSON.stringify(FAILS_TO_START)}]
+${extra}`;
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** A gateway wired exactly as `serve` wires it, from YAML text, with its HTTP app (not listening). */
+export async function startTestGateway(yaml = fleetYaml()): Promise<TestGateway> {
+  const { config } = parseConfig(yaml, { env: {} });
+  const gateway = createGateway({ config, logger: pino({ level: "silent" }), instanceLabel: "test" });
+  const app = await gateway.http();
+  return {
+    gateway,
+    app,
+    async close() {
+      await app.close();
+      await gateway.shutdown();
+    },
+  };
+}
+
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

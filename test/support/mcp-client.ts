@@ -1,0 +1,23 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+
+export type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
+
+/** An SDK client connected to the gateway's `/mcp` endpoint at `baseUrl`. */
+export async function connectHttp(baseUrl: string): Promise<Client> {
+  return connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));
+}
+
+export async function connect(transport: Transport): Promise<Client> {
+  const client = new Client({ name: "airlock-tests", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** Calls a management tool and parses its JSON text payload. */
+export async function callJson(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+  const text = result.content[0]?.text ?? "";
+  return { isError: result.isError === true, text, json: result.isError ? null : JSON.parse(text) };
+}
