@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Operation } from "./operation.js";
+import { blockServer } from "./operations/block-server.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteServer } from "./operations/delete-server.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
@@ -25,6 +26,7 @@ export const OPERATIONS = {
   deleteServer,
   startServer,
   stopServer,
+  blockServer,
   serverTools,
   serverHealth,
   serverLogs,

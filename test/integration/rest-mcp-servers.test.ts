@@ -90,6 +90,7 @@ describe("listing and reading servers", () => {
       ["DELETE", ""],
       ["POST", "/start"],
       ["POST", "/stop"],
+      ["POST", "/block"],
       ["GET", "/tools"],
       ["GET", "/health"],
       ["GET", "/logs"],
@@ -278,6 +279,26 @@ describe("lifecycle over REST", () => {
     expect(new Date(detail.dead.since).toISOString()).toBe(detail.dead.since);
     const logs = (await inject("GET", "/api/mcp_servers/broken/logs")).json();
     expect(logs.logs.map((l: { content: string }) => l.content).join("\n")).toMatch(/start failed/);
+  });
+});
+
+describe("blocking", () => {
+  it("stops a server for good: later starts are refused", async () => {
+    await inject("POST", "/api/mcp_servers/", {
+      mcp_server_id: "doomed",
+      mode: "subprocess",
+      command: ["node", "examples/servers/text.mjs"],
+    });
+    await inject("POST", "/api/mcp_servers/doomed/start");
+    const res = await inject("POST", "/api/mcp_servers/doomed/block");
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ mcp_server_id: "doomed", blocked: true });
+    const detail = (await inject("GET", "/api/mcp_servers/doomed")).json();
+    expect(detail).toMatchObject({ state: "cold", alive: false });
+    const start = await inject("POST", "/api/mcp_servers/doomed/start");
+    expect(start.statusCode).toBe(500);
+    expect(start.json().error.code).toBe("CannotStartMcpServerError");
+    await inject("DELETE", "/api/mcp_servers/doomed");
   });
 });
 

@@ -201,6 +201,12 @@ export class Fleet {
     return wasRunning;
   }
 
+  /** Stops a server for good (reason `detection_enforcement:block`); later starts are refused. */
+  async block(server: ManagedServer): Promise<void> {
+    await this.closeConnection(server);
+    this.transition(server, { on: "block" });
+  }
+
   private async closeConnection(server: ManagedServer): Promise<void> {
     const connection = server.connection;
     server.connection = null;

@@ -52,6 +52,10 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
     return run(op.stopServer, input, request);
   });
 
+  app.post<IdParams>("/mcp_servers/:id/block", async (request) =>
+    run(op.blockServer, { mcp_server: request.params.id }, request),
+  );
+
   app.get<IdParams>("/mcp_servers/:id/tools", async (request) => {
     const result = await run(op.serverTools, { mcp_server: request.params.id, start: false }, request);
     return { tools: result.tools };
