@@ -12,7 +12,14 @@ const PINO_LEVELS: Record<LogLevelName, pino.Level> = {
   ERROR: "error",
 };
 
-const LEVEL_LABELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARNING", 50: "ERROR", 60: "FATAL" };
+const LEVEL_LABELS: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARNING",
+  50: "ERROR",
+  60: "FATAL",
+};
 
 export interface LoggerOptions {
   level: LogLevelName;

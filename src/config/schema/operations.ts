@@ -1,0 +1,122 @@
+/**
+ * Operating the process: logging, observability, HTTP serving, hot loading and SSRF trust.
+ */
+import * as z from "zod";
+import { describeCidrProblem } from "./cidr.js";
+import {
+  addError,
+  addWarning,
+  bool,
+  httpUrl,
+  intAtLeast,
+  intBetween,
+  isPlainObject,
+  nonBlank,
+  numberAbove,
+  omitKeys,
+  rule,
+  section,
+  stringList,
+} from "./primitives.js";
+
+export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_LEVEL_RULE = `must be one of ${LOG_LEVELS.join(", ")}`;
+
+/** Reads a log level case-insensitively (`debug` is DEBUG). */
+export function parseLogLevel(value: string): LogLevel | undefined {
+  const upper = value.trim().toUpperCase();
+  return (LOG_LEVELS as readonly string[]).includes(upper) ? (upper as LogLevel) : undefined;
+}
+
+export const loggingSchema = section({
+  level: z
+    .string(rule(LOG_LEVEL_RULE))
+    .refine((value) => parseLogLevel(value) !== undefined, { error: LOG_LEVEL_RULE })
+    .transform((value) => parseLogLevel(value) as LogLevel)
+    .default("INFO"),
+  json_format: bool().default(false),
+  file: nonBlank("must be a non-empty path").optional(),
+});
+
+/**
+ * The removed third-party observability adapter. Its block still loads (flagged as unknown), but a
+ * scrub setting in it refuses the boot: the operator relied on scrubbing that no longer happens.
+ */
+const removedLangfuseSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (value === undefined) return;
+    const scrubKeys = isPlainObject(value) ? Object.keys(value).filter((key) => key.startsWith("scrub")) : [];
+    for (const key of scrubKeys) {
+      addError(
+        ctx,
+        [key],
+        "the langfuse adapter was removed, so this scrub setting is no longer applied; remove the block",
+        "removed_setting",
+      );
+    }
+    if (scrubKeys.length === 0) {
+      addWarning(ctx, [], "the langfuse adapter was removed", {
+        warning: "unknown_config_key",
+        fix: { kind: "delete" },
+      });
+    }
+  })
+  .optional();
+
+export const observabilitySchema = section({
+  tracing: section({
+    enabled: bool().default(true),
+    otlp_endpoint: httpUrl().default("http://localhost:4317"),
+    service_name: nonBlank().default("airlock"),
+    jaeger_host: nonBlank().optional(),
+    jaeger_port: intBetween(1, 65535).default(6831),
+    console_export: bool().default(false),
+    caller_ids: bool().default(false),
+  }),
+  audit: section({
+    enabled: bool().default(true),
+    // OTLP log export happens only towards an endpoint set here, never a default one.
+    otlp_endpoint: httpUrl().optional(),
+  }),
+  langfuse: removedLangfuseSchema,
+}).transform((value) => omitKeys(value, ["langfuse"]));
+
+/** The MCP registry's public API; the default source of hot-loadable servers. */
+export const DEFAULT_REGISTRY_BASE_URL = "https://registry.modelcontextprotocol.io";
+
+export const hotLoadingSchema = section({
+  enabled: bool().default(true),
+  registry: section({
+    base_url: httpUrl().default(DEFAULT_REGISTRY_BASE_URL),
+    timeout_s: numberAbove(0, 300).default(10),
+    max_retries: intBetween(0, 10).default(3),
+  }),
+  cache: section({
+    ttl_s: intAtLeast(0).default(3600),
+    max_entries: intAtLeast(1).default(1000),
+  }),
+});
+
+const SHUTDOWN_RULE = "must be a positive integer (seconds); omit it to wait without bound";
+
+export const httpSchema = section({
+  graceful_shutdown_timeout_s: intAtLeast(1, SHUTDOWN_RULE).optional(),
+  // Browser origins (scheme://host[:port]) allowed on /api/ws/events besides loopback ones.
+  allowed_origins: stringList("origins").default(() => []),
+});
+
+const CIDR_RULE = "must be a CIDR such as 10.0.0.0/8 or fd00::/8";
+
+export const ssrfSchema = section({
+  trusted_networks: z
+    .array(
+      z.string(rule(CIDR_RULE)).superRefine((network, ctx) => {
+        const problem = describeCidrProblem(network, { refuseSpecialRanges: true });
+        if (problem !== undefined) addError(ctx, [], problem);
+      }),
+      rule("must be a list of CIDRs (a bare string is refused)"),
+    )
+    .default(() => []),
+});

@@ -1,0 +1,89 @@
+/**
+ * Durable state: the event store, the shared persistence backend and multi-replica coordination.
+ *
+ * `persistence.backend` and `event_store.driver` keep no default inside their sections: whether the
+ * operator wrote them decides if a legacy key contradicts the selected backend. The top-level
+ * schema fills their defaults once that check has run.
+ */
+import * as z from "zod";
+import { cleanChecker } from "./clean.js";
+import {
+  addError,
+  bool,
+  intBetween,
+  nonBlank,
+  numberAbove,
+  oneOf,
+  optionalSection,
+  rule,
+  section,
+  str,
+} from "./primitives.js";
+
+export const eventStoreSchema = section({
+  enabled: bool().default(true),
+  driver: oneOf(["sqlite", "memory"]).optional(),
+  path: nonBlank("must be a non-empty path").default("data/events.db"),
+  allow_memory_fallback: bool().default(false),
+});
+
+/** Connection settings passed to the PostgreSQL driver; the shown keys are checked, others kept. */
+const postgresqlSchema = z.preprocess(
+  (value) => (value === null ? undefined : value),
+  z
+    .looseObject(
+      {
+        host: nonBlank().optional(),
+        port: intBetween(1, 65535).optional(),
+        user: nonBlank().optional(),
+        password: str().optional(),
+        database: nonBlank().optional(),
+      },
+      rule("must be a mapping of connection settings"),
+    )
+    .optional(),
+);
+
+const sqliteSchema = z.preprocess(
+  (value) => (value === null ? undefined : value),
+  z
+    .looseObject({ path: nonBlank("must be a non-empty path").optional() }, rule("must be a mapping"))
+    .optional(),
+);
+
+export const persistenceSchema = section({
+  backend: oneOf(["sqlite", "postgresql"]).optional(),
+  sqlite: sqliteSchema,
+  postgresql: postgresqlSchema,
+});
+
+/**
+ * client-go's leader-election jitter factor: the renew loop may run up to 1.2 intervals apart, and
+ * the deadline must still leave room for a renewal after such a late tick.
+ */
+export const RENEW_JITTER_FACTOR = 1.2;
+
+/** Multi-replica management lease. Absent means a single replica (no lease). */
+export const coordinationSchema = optionalSection({
+  lease_ttl_s: numberAbove(0).default(15),
+  renew_interval_s: numberAbove(0).default(5),
+  renew_deadline_s: numberAbove(0).default(10),
+}).superRefine((lease, ctx) => {
+  // A refused timing has no value to compare with.
+  const clean = cleanChecker(ctx.issues);
+  if (lease === undefined || !clean([])) return;
+  if (lease.renew_deadline_s >= lease.lease_ttl_s) {
+    addError(
+      ctx,
+      ["renew_deadline_s"],
+      `must be less than lease_ttl_s (${lease.lease_ttl_s}): the holder must step down before its lease expires`,
+    );
+  }
+  if (lease.renew_interval_s * RENEW_JITTER_FACTOR >= lease.renew_deadline_s) {
+    addError(
+      ctx,
+      ["renew_interval_s"],
+      `must be comfortably below renew_deadline_s (${lease.renew_deadline_s}): renew_interval_s x ${RENEW_JITTER_FACTOR} must stay under it`,
+    );
+  }
+});

@@ -1,0 +1,342 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ConfigFileMissingError,
+  ConfigFileReadError,
+  ConfigValidationError,
+  type Environment,
+  loadConfig,
+  parseConfig,
+  resolveConfigPath,
+} from "../../../src/config/load.js";
+
+const SERVER = "mcp_servers:\n  math:\n    command: [node, math.js]\n";
+
+let root: string;
+let cwd: string;
+let home: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "airlock-config-"));
+  cwd = join(root, "work");
+  home = join(root, "home");
+  mkdirSync(cwd);
+  mkdirSync(join(home, ".config", "airlock"), { recursive: true });
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function write(path: string, text = SERVER): string {
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The issues of a refused configuration. */
+function refusal(run: () => unknown): ConfigValidationError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error;
+    throw error;
+  }
+  throw new Error("the configuration was accepted");
+}
+
+function parse(text: string, env: Environment = {}, overrides = {}) {
+  return parseConfig(text, { env, overrides });
+}
+
+describe("configuration file resolution", () => {
+  it("takes the command-line path before MCP_CONFIG and ./config.yaml", () => {
+    write(join(cwd, "config.yaml"));
+    const resolved = resolveConfigPath({
+      cliPath: "custom.yaml",
+      env: { MCP_CONFIG: "/etc/env.yaml" },
+      cwd,
+      home,
+    });
+    expect(resolved).toMatchObject({ path: join(cwd, "custom.yaml"), explicit: true, source: "cli" });
+  });
+
+  it("takes MCP_CONFIG when no path is given on the command line", () => {
+    write(join(cwd, "config.yaml"));
+    const resolved = resolveConfigPath({ env: { MCP_CONFIG: "/etc/airlock.yaml" }, cwd, home });
+    expect(resolved).toMatchObject({ path: "/etc/airlock.yaml", explicit: true, source: "env" });
+  });
+
+  it("expands a leading ~ in MCP_CONFIG to the home directory", () => {
+    const resolved = resolveConfigPath({ env: { MCP_CONFIG: "~/gateway.yaml" }, cwd, home });
+    expect(resolved.path).toBe(join(home, "gateway.yaml"));
+  });
+
+  it("ignores an empty MCP_CONFIG", () => {
+    write(join(cwd, "config.yaml"));
+    expect(resolveConfigPath({ env: { MCP_CONFIG: "  " }, cwd, home })).toMatchObject({
+      source: "cwd",
+      explicit: false,
+    });
+  });
+
+  it("takes ./config.yaml before the file in the home directory", () => {
+    write(join(cwd, "config.yaml"));
+    write(join(home, ".config", "airlock", "config.yaml"));
+    expect(resolveConfigPath({ env: {}, cwd, home })).toMatchObject({
+      path: join(cwd, "config.yaml"),
+      source: "cwd",
+    });
+  });
+
+  it("falls back to ~/.config/airlock/config.yaml when the working directory has none", () => {
+    const homeFile = write(join(home, ".config", "airlock", "config.yaml"));
+    expect(resolveConfigPath({ env: {}, cwd, home })).toMatchObject({
+      path: homeFile,
+      explicit: false,
+      source: "home",
+    });
+  });
+});
+
+describe("loading the configuration file", () => {
+  it("loads the file named by MCP_CONFIG and reports its path", () => {
+    const file = write(join(root, "named.yaml"));
+    const loaded = loadConfig({ env: { MCP_CONFIG: file }, cwd, home });
+    expect(loaded.path).toBe(file);
+    expect(Object.keys(loaded.config.mcp_servers)).toEqual(["math"]);
+  });
+
+  it("stops with ConfigFileMissingError naming a command-line file that does not exist", () => {
+    write(join(cwd, "config.yaml"));
+    const missing = join(root, "absent.yaml");
+    expect(() => loadConfig({ cliPath: missing, env: {}, cwd, home })).toThrow(ConfigFileMissingError);
+    expect(() => loadConfig({ cliPath: missing, env: {}, cwd, home })).toThrow(missing);
+  });
+
+  it("stops with ConfigFileMissingError naming an MCP_CONFIG file that does not exist, without falling back", () => {
+    write(join(cwd, "config.yaml"));
+    const missing = join(root, "absent.yaml");
+    expect(() => loadConfig({ env: { MCP_CONFIG: missing }, cwd, home })).toThrow(
+      new ConfigFileMissingError(missing, `configuration file not found: ${missing} (named by MCP_CONFIG)`),
+    );
+  });
+
+  it("stops with ConfigFileMissingError listing every place searched when no file exists", () => {
+    const load = () => loadConfig({ env: {}, cwd, home });
+    expect(load).toThrow(ConfigFileMissingError);
+    expect(load).toThrow(join(cwd, "config.yaml"));
+    expect(load).toThrow(join(home, ".config", "airlock", "config.yaml"));
+  });
+
+  it("refuses a directory in place of the file with ConfigFileReadError", () => {
+    expect(() => loadConfig({ cliPath: root, env: {}, cwd, home })).toThrow(ConfigFileReadError);
+  });
+
+  it("refuses unknown keys when GATEWAY_CONFIG_STRICT=1 and warns about them otherwise", () => {
+    const file = write(join(root, "c.yaml"), `${SERVER}colour: blue\n`);
+    const relaxed = loadConfig({ cliPath: file, env: {}, cwd, home });
+    expect(relaxed.warnings).toEqual([
+      { path: "colour", message: "unknown key; ignored", code: "unknown_config_key" },
+    ]);
+    const error = refusal(() =>
+      loadConfig({ cliPath: file, env: { GATEWAY_CONFIG_STRICT: "1" }, cwd, home }),
+    );
+    expect(error.issues).toEqual([
+      { path: "colour", message: "unknown key; refused in strict mode", code: "unknown_config_key" },
+    ]);
+  });
+
+  it("lets the strict option of the check command win over the environment", () => {
+    const file = write(join(root, "c.yaml"), `${SERVER}colour: blue\n`);
+    expect(() =>
+      loadConfig({ cliPath: file, env: { GATEWAY_CONFIG_STRICT: "0" }, cwd, home, strict: true }),
+    ).toThrow(ConfigValidationError);
+  });
+
+  it("names the file in the message of a validation error", () => {
+    const file = write(join(root, "bad.yaml"), "logging: {level: LOUD}\n");
+    const error = refusal(() => loadConfig({ cliPath: file, env: {}, cwd, home }));
+    expect(error.message).toContain(file);
+    expect(error.message).toContain("logging.level: must be one of DEBUG, INFO, WARNING, ERROR");
+  });
+});
+
+describe("environment precedence", () => {
+  it("lets MCP_LOG_LEVEL win over logging.level", () => {
+    expect(parse("logging: {level: WARNING}", { MCP_LOG_LEVEL: "debug" }).config.logging.level).toBe("DEBUG");
+  });
+
+  it("keeps logging.level when MCP_LOG_LEVEL is INFO", () => {
+    expect(parse("logging: {level: ERROR}", { MCP_LOG_LEVEL: "INFO" }).config.logging.level).toBe("ERROR");
+    expect(parse("{}", { MCP_LOG_LEVEL: "INFO" }).config.logging.level).toBe("INFO");
+  });
+
+  it("lets --log-level win over MCP_LOG_LEVEL, except INFO", () => {
+    expect(parse("{}", { MCP_LOG_LEVEL: "ERROR" }, { logLevel: "DEBUG" }).config.logging.level).toBe("DEBUG");
+    expect(parse("{}", { MCP_LOG_LEVEL: "ERROR" }, { logLevel: "INFO" }).config.logging.level).toBe("ERROR");
+    expect(parse("logging: {level: WARNING}", {}, { logLevel: "INFO" }).config.logging.level).toBe("WARNING");
+  });
+
+  it("lets --json-logs, MCP_JSON_LOGS and --log-file win over the logging block", () => {
+    const text = "logging: {json_format: false, file: a.log}";
+    expect(parse(text, { MCP_JSON_LOGS: "true" }).config.logging.json_format).toBe(true);
+    expect(parse(text, { MCP_JSON_LOGS: "0" }, { jsonLogs: true }).config.logging.json_format).toBe(true);
+    expect(parse(text, {}, { logFile: "b.log" }).config.logging.file).toBe("b.log");
+  });
+
+  it("lets MCP_MAX_RESPONSE_BYTES win over execution.max_response_bytes", () => {
+    const loaded = parse("execution: {max_response_bytes: 1000}", { MCP_MAX_RESPONSE_BYTES: "2048" });
+    expect(loaded.config.execution.max_response_bytes).toBe(2048);
+  });
+
+  it("lets MCP_JWT_MAX_TOKEN_LIFETIME win over the top-level and every issuer's lifetime", () => {
+    const text = `
+auth:
+  oidc:
+    max_token_lifetime_seconds: 900
+    issuers: [{issuer: "https://a.example.com", max_token_lifetime_seconds: 60}]
+`;
+    const { oidc } = parse(text, { MCP_JWT_MAX_TOKEN_LIFETIME: "0" }).config.auth;
+    expect(oidc.max_token_lifetime_seconds).toBe(0);
+    expect(oidc.issuers[0]?.max_token_lifetime_seconds).toBe(0);
+  });
+
+  it("lets MCP_TRACING_CALLER_IDS and MCP_AUDIT_EXPORT_ENABLED win over observability keys", () => {
+    const text = "observability: {tracing: {caller_ids: false}, audit: {enabled: true}}";
+    const { observability } = parse(text, {
+      MCP_TRACING_CALLER_IDS: "yes",
+      MCP_AUDIT_EXPORT_ENABLED: "off",
+    }).config;
+    expect(observability.tracing.caller_ids).toBe(true);
+    expect(observability.audit.enabled).toBe(false);
+  });
+
+  it("lets the rate_limit block win over MCP_RATE_LIMIT_RPS and MCP_RATE_LIMIT_BURST", () => {
+    const env = { MCP_RATE_LIMIT_RPS: "50", MCP_RATE_LIMIT_BURST: "100" };
+    expect(parse("rate_limit: {rps: 3, burst: 6}", env).config.rate_limit).toEqual({ rps: 3, burst: 6 });
+  });
+
+  it("uses MCP_RATE_LIMIT_RPS and MCP_RATE_LIMIT_BURST for the keys the rate_limit block leaves out", () => {
+    const env = { MCP_RATE_LIMIT_RPS: "50", MCP_RATE_LIMIT_BURST: "100" };
+    expect(parse("{}", env).config.rate_limit).toEqual({ rps: 50, burst: 100 });
+    expect(parse("rate_limit: {rps: 3}", env).config.rate_limit).toEqual({ rps: 3, burst: 100 });
+  });
+
+  it("refuses invalid variables by name, together with the problems of the file", () => {
+    const env = {
+      MCP_LOG_LEVEL: "LOUD",
+      MCP_JSON_LOGS: "perhaps",
+      MCP_MAX_RESPONSE_BYTES: "-1",
+      MCP_RATE_LIMIT_RPS: "0",
+      MCP_CONTAINER_RUNTIME: "lxc",
+    };
+    const error = refusal(() => parse("execution: {max_concurrency: -1}", env));
+    expect(error.issues).toEqual([
+      { path: "execution.max_concurrency", message: "must be an integer >= 0", code: "invalid_value" },
+      { path: "MCP_CONTAINER_RUNTIME", message: "must be docker or podman", code: "invalid_env" },
+      { path: "MCP_LOG_LEVEL", message: "must be one of DEBUG, INFO, WARNING, ERROR", code: "invalid_env" },
+      {
+        path: "MCP_JSON_LOGS",
+        message: "must be a boolean: 1, true, yes, on, 0, false, no or off",
+        code: "invalid_env",
+      },
+      { path: "MCP_MAX_RESPONSE_BYTES", message: "must be a positive integer (bytes)", code: "invalid_env" },
+      { path: "MCP_RATE_LIMIT_RPS", message: "must be a number greater than 0", code: "invalid_env" },
+    ]);
+  });
+
+  it("refuses an invalid --log-level naming the flag", () => {
+    const error = refusal(() => parse("{}", {}, { logLevel: "chatty" }));
+    expect(error.issues).toEqual([
+      { path: "--log-level", message: "must be one of DEBUG, INFO, WARNING, ERROR", code: "invalid_option" },
+    ]);
+  });
+});
+
+describe("environment-only settings", () => {
+  it("default to loopback proxies, docker, no compliance export and lenient keys", () => {
+    expect(parse("{}").env).toEqual({
+      trustedProxies: ["127.0.0.1", "::1"],
+      containerRuntime: "docker",
+      complianceFormat: null,
+      complianceOutput: null,
+      strict: false,
+    });
+  });
+
+  it("read trusted proxies, the container runtime and the compliance export", () => {
+    const env = {
+      MCP_TRUSTED_PROXIES: " 10.0.0.1, 192.168.0.0/16 ,fd00::/8",
+      MCP_CONTAINER_RUNTIME: "Podman",
+      MCP_COMPLIANCE_FORMAT: "  jsonlines ",
+      MCP_COMPLIANCE_OUTPUT: "/var/log/siem.log",
+    };
+    expect(parse("{}", env).env).toEqual({
+      trustedProxies: ["10.0.0.1", "192.168.0.0/16", "fd00::/8"],
+      containerRuntime: "podman",
+      complianceFormat: "json-lines",
+      complianceOutput: "/var/log/siem.log",
+      strict: false,
+    });
+  });
+
+  it("refuse an unknown compliance format and a malformed trusted proxy", () => {
+    const error = refusal(() =>
+      parse("{}", { MCP_COMPLIANCE_FORMAT: "xml", MCP_TRUSTED_PROXIES: "10.0.0.1/8,proxy" }),
+    );
+    expect(error.issues).toEqual([
+      {
+        path: "MCP_TRUSTED_PROXIES",
+        message: "'10.0.0.1/8' has host bits set (the network is 10.0.0.0/8)",
+        code: "invalid_env",
+      },
+      {
+        path: "MCP_TRUSTED_PROXIES",
+        message: "'proxy' must be an IP address or a CIDR",
+        code: "invalid_env",
+      },
+      {
+        path: "MCP_COMPLIANCE_FORMAT",
+        message: "must be one of cef, json-lines (or jsonlines), leef, syslog",
+        code: "invalid_env",
+      },
+    ]);
+  });
+
+  it("turn strict mode on with GATEWAY_CONFIG_STRICT", () => {
+    expect(() => parse("colour: blue", { GATEWAY_CONFIG_STRICT: "true" })).toThrow(ConfigValidationError);
+  });
+});
+
+describe("the loaded configuration", () => {
+  it("is deeply frozen", () => {
+    const { config } = parse(`${SERVER}ssrf: {trusted_networks: [10.0.0.0/8]}`);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.mcp_servers.math)).toBe(true);
+    expect(Object.isFrozen(config.ssrf.trusted_networks)).toBe(true);
+    expect(() => {
+      (config.ssrf.trusted_networks as string[]).push("192.168.0.0/16");
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.logging as { level: string }).level = "DEBUG";
+    }).toThrow(TypeError);
+  });
+
+  it("reports a YAML syntax error with its line and column", () => {
+    const error = refusal(() =>
+      parseConfig("mcp_servers:\n  a: [1\n", { env: {}, sourceName: "inline.yaml" }),
+    );
+    expect(error.issues[0]).toMatchObject({ path: "inline.yaml:3:1", code: "yaml_syntax" });
+    expect(error.issues[0]?.message).toMatch(/^YAML syntax error at line 3, column 1: /);
+  });
+
+  it("does not change the caller's data when repairing warnings", () => {
+    const text = "mcp_servers:\n  math: {command: [x], volumes: [a]}\n";
+    const first = parse(text);
+    const second = parse(text);
+    expect(first.warnings).toEqual(second.warnings);
+    expect(first.warnings).toHaveLength(1);
+  });
+});
