@@ -69,6 +69,34 @@ mcp_servers:
   });
 });
 
+describe("airlock serve and unknown keys", () => {
+  const withUnknownKeys = () =>
+    writeTempConfig(
+      `${fleetYaml()}\nsurprise_section: {a: 1}\n`.replace("description: Arithmetic tools", "bogus_key: 1"),
+    );
+
+  it("warns about each unknown key with its path and serves anyway", async () => {
+    const gateway = await serveHttp(withUnknownKeys());
+    gateway.child.kill("SIGTERM");
+    expect(await gateway.exited).toBe(0);
+    const warnings = gateway
+      .stdout()
+      .split("\n")
+      .filter((line) => line.includes("unknown_config_key"))
+      .map((line) => JSON.parse(line).path);
+    expect(warnings).toEqual(expect.arrayContaining(["mcp_servers.math.bogus_key", "surprise_section"]));
+  });
+
+  it("refuses them under GATEWAY_CONFIG_STRICT=1", () => {
+    const result = runCli(["serve", "--config", withUnknownKeys(), "--port", "0"], {
+      GATEWAY_CONFIG_STRICT: "1",
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("mcp_servers.math.bogus_key");
+    expect(result.stderr).toContain("surprise_section");
+  });
+});
+
 describe("airlock serve refusals", () => {
   it("exits 1 without serving when the named configuration file is missing", () => {
     const result = runCli(["serve", "--config", "/nonexistent/airlock.yaml", "--port", "0"]);
