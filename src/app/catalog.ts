@@ -3,6 +3,7 @@ import type { Operation } from "./operation.js";
 import { blockServer } from "./operations/block-server.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteServer } from "./operations/delete-server.js";
+import { gatewayHealth } from "./operations/gateway-health.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
 import { getServer } from "./operations/get-server.js";
 import { listServers } from "./operations/list-servers.js";
@@ -15,6 +16,7 @@ import { startServer } from "./operations/start-server.js";
 import { stopServer } from "./operations/stop-server.js";
 import { systemInfo } from "./operations/system-info.js";
 import { updateServer } from "./operations/update-server.js";
+import { warmServers } from "./operations/warm-servers.js";
 import { whoami } from "./operations/whoami.js";
 
 /** Every operation of the application, by name. */
@@ -34,6 +36,8 @@ export const OPERATIONS = {
   systemInfo,
   whoami,
   gatewayStatus,
+  gatewayHealth,
+  warmServers,
   callTools,
 } as const;
 
@@ -99,6 +103,21 @@ export const TOOL_EXPOSURES: readonly ToolExposure[] = [
     operation: stopServer,
     params: mcpServerParam,
     readOnly: false,
+  },
+  {
+    name: "gateway_warm",
+    description:
+      "Start MCP servers ahead of use. mcp_servers: comma-separated ids, or null for every server except dead ones.",
+    operation: warmServers,
+    params: warmServers.input,
+    readOnly: false,
+  },
+  {
+    name: "gateway_health",
+    description: "Health of this replica: servers by state, groups, rate limiting configuration.",
+    operation: gatewayHealth,
+    params: gatewayHealth.input,
+    readOnly: true,
   },
   {
     name: "gateway_call",

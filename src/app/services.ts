@@ -1,5 +1,6 @@
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
+import type { ToolInvoker } from "./fleet/tool-invoker.js";
 import type { Clock } from "./ports/clock.js";
 import type { Hasher } from "./ports/hasher.js";
 import type { IdGenerator } from "./ports/id-generator.js";
@@ -25,11 +26,14 @@ export interface ServiceSettings {
   /** Server ids declared in the configuration file (REST may not delete them). */
   declaredServerIds: ReadonlySet<string>;
   authEnabled: boolean;
+  /** The command-bus rate limit as configured (spec 2 §8), for reporting. */
+  rateLimit: { rps: number; burst: number; perCaller: boolean };
 }
 
 /** Everything operations may use. Built once by `composition`. */
 export interface AppServices {
   fleet: Fleet;
+  invoker: ToolInvoker;
   bus: EventBus;
   clock: Clock;
   ids: IdGenerator;

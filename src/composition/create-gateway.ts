@@ -6,10 +6,12 @@ import { SystemClock } from "../adapters/system/system-clock.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { EventBus } from "../app/event-bus.js";
 import { Fleet } from "../app/fleet/fleet.js";
+import { ToolInvoker } from "../app/fleet/tool-invoker.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { AppServices } from "../app/services.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { isGroupEntry } from "../config/schema.js";
+import { AutoRecovery } from "../control/auto-recovery.js";
 import { healthChecker } from "../control/health-checker.js";
 import { idleReaper } from "../control/idle-reaper.js";
 import type { Periodic } from "../control/periodic.js";
@@ -35,7 +37,7 @@ export interface Gateway {
   readonly services: AppServices;
   /** Builds the HTTP application (REST, health, `/mcp`); never listens. */
   http(): Promise<FastifyInstance>;
-  /** Starts the idle reaper and the health checker. */
+  /** Starts the idle reaper, the health checker and crash recovery. */
   startBackground(): void;
   /** Stops loops and MCP sessions, then every child server. Idempotent. */
   shutdown(): Promise<void>;
@@ -58,6 +60,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger,
     random: Math.random,
     timings: { startTimeoutMs: START_TIMEOUT_MS, healthCheckTimeoutMs: HEALTH_CHECK_TIMEOUT_MS },
+    defaultServerConcurrency: config.execution.default_mcp_server_concurrency,
+  });
+  const invoker = new ToolInvoker({
+    fleet,
+    bus,
+    clock,
+    limits: {
+      maxConcurrency: config.execution.max_concurrency,
+      maxResponseBytes: config.execution.max_response_bytes,
+    },
   });
 
   const declared = new Set<string>();
@@ -72,6 +84,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const services: AppServices = {
     fleet,
+    invoker,
     bus,
     clock,
     ids,
@@ -91,10 +104,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       topology: config.tool_access.mode,
       declaredServerIds: declared,
       authEnabled: config.auth.enabled,
+      rateLimit: {
+        rps: config.rate_limit.rps,
+        burst: config.rate_limit.burst,
+        perCaller: config.rate_limit.per_caller !== undefined,
+      },
     },
   };
 
   const loops: Periodic[] = [idleReaper(fleet, logger), healthChecker(fleet, clock, logger)];
+  const recovery = new AutoRecovery({ fleet, bus, logger });
   let endpoint: McpHttpEndpoint | null = null;
   let shuttingDown: Promise<void> | null = null;
 
@@ -107,9 +126,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     startBackground() {
       for (const loop of loops) loop.start();
+      recovery.start();
     },
     shutdown() {
       shuttingDown ??= (async () => {
+        recovery.stop();
         await Promise.all(loops.map((loop) => loop.stop()));
         await endpoint?.close();
         await fleet.shutdown();

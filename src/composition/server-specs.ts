@@ -1,4 +1,4 @@
-import type { ServerMode, ServerSpec, ToolSchema } from "../domain/server/server-spec.js";
+import type { CapabilityContract, ServerMode, ServerSpec, ToolSchema } from "../domain/server/server-spec.js";
 
 /** The keys of one `mcp_servers.<id>` entry that the runtime reads (defaults already applied). */
 export interface ServerEntryFields {
@@ -33,6 +33,7 @@ const MAPPED = new Set([
   "tools",
   "max_concurrency",
   "max_response_bytes",
+  "capabilities",
 ]);
 
 /** `container` is an alias of `docker` (spec 2 §2). */
@@ -59,6 +60,7 @@ export function specFromEntry(id: string, entry: ServerEntryFields): ServerSpec 
     ...(Array.isArray(entry.tools) && { predefined_tools: entry.tools as ToolSchema[] }),
     ...(entry.max_concurrency != null && { max_concurrency: entry.max_concurrency }),
     ...(entry.max_response_bytes != null && { max_response_bytes: entry.max_response_bytes }),
+    ...(entry.capabilities != null && { capabilities: entry.capabilities as CapabilityContract }),
     options,
     source: "config",
   };

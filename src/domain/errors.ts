@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   McpServerDegradedError: { status: 503, retryable: true },
   ToolTimeoutError: { status: 504, retryable: true },
   CannotStartMcpServerError: { status: 500, retryable: true },
+  TenantQuotaExceeded: { status: 429, retryable: true },
   CircuitBreakerOpen: { status: 503, retryable: true },
   ToolInvocationError: { status: 500, retryable: false },
   ResponseTooLarge: { status: 500, retryable: false },

@@ -30,6 +30,8 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
         "gateway_start",
         "gateway_stop",
         "gateway_call",
+        "gateway_warm",
+        "gateway_health",
       ]),
     );
     const call = tools.find((t) => t.name === "gateway_call");
@@ -86,6 +88,26 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     expect(json.summary).toMatchObject({ total_mcp_servers: 4, healthy_mcp_servers: 2 });
     expect(json.replica.instance_id).toBe(gw.gateway.services.instance.instance_id);
     expect(json.formatted).toContain("[READY] math");
+  });
+
+  it("gateway_warm starts the named servers and reports unknown ones as failed", async () => {
+    const { json } = await callJson(client, "gateway_warm", { mcp_servers: "math, ghost" });
+    expect(json.failed).toEqual([{ id: "ghost", error: "McpServer not found" }]);
+    expect([...json.warmed, ...json.already_warm]).toEqual(["math"]);
+    expect(json.summary).toMatch(/failed 1/);
+  });
+
+  it("gateway_health reports servers by state and the rate-limit configuration", async () => {
+    const { json } = await callJson(client, "gateway_health");
+    expect(json.mcp_servers.total).toBe(4);
+    expect(json.mcp_servers.by_state.ready).toBeGreaterThanOrEqual(1);
+    expect(json.security.rate_limiting.config).toEqual({
+      requests_per_second: 10,
+      burst_size: 20,
+      scope: "all_callers",
+    });
+    expect(json).toMatchObject({ scope: "replica", replica: { instance_id: expect.any(String) } });
+    expect(["healthy", "degraded"]).toContain(json.status);
   });
 
   it("gateway_call runs one call and returns the upstream result", async () => {

@@ -1,5 +1,5 @@
 import { GatewayError, notFound } from "../../domain/errors.js";
-import type { DomainEventPayload } from "../../domain/events.js";
+import { matchesAny } from "../../domain/policy/fnmatch.js";
 import { applyTrigger, type LifecycleTrigger, startRefusal } from "../../domain/server/lifecycle.js";
 import type { ServerMode, ServerSpec, ToolSchema } from "../../domain/server/server-spec.js";
 import { digestSubject } from "../../domain/server/tool-digest.js";
@@ -7,7 +7,7 @@ import type { EventBus } from "../event-bus.js";
 import type { Clock } from "../ports/clock.js";
 import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
-import type { ToolCallResult, UpstreamFactory } from "../ports/upstream.js";
+import type { UpstreamFactory } from "../ports/upstream.js";
 import { ManagedServer, type ToolInfo } from "./managed-server.js";
 import { upstreamFailure } from "./upstream-failure.js";
 
@@ -27,12 +27,8 @@ export interface FleetDeps {
   /** Uniform in [0, 1): spreads retry backoffs. */
   random: () => number;
   timings: FleetTimings;
-}
-
-export interface CallContext {
-  callId: string;
-  timeoutMs: number;
-  signal?: AbortSignal;
+  /** `execution.default_mcp_server_concurrency`: calls at once per server without its own limit. */
+  defaultServerConcurrency: number;
 }
 
 /**
@@ -65,9 +61,7 @@ export class Fleet {
   }
 
   register(spec: ServerSpec): ManagedServer {
-    const server = new ManagedServer(spec, () => this.deps.clock.now());
-    if (spec.predefined_tools?.length) server.tools = spec.predefined_tools.map((t) => this.withDigest(t));
-    this.servers.set(spec.id, server);
+    const server = this.create(spec);
     this.deps.bus.publish([
       { type: "McpServerRegistered", mcp_server_id: spec.id, mode: spec.mode, source: spec.source },
     ]);
@@ -78,10 +72,16 @@ export class Fleet {
   async replace(spec: ServerSpec, changedFields: string[]): Promise<ManagedServer> {
     const old = this.require(spec.id);
     await this.stopServer(old, "config_updated");
-    const server = new ManagedServer(spec, () => this.deps.clock.now());
+    const server = this.create(spec);
+    this.deps.bus.publish([{ type: "McpServerUpdated", mcp_server_id: spec.id, fields: changedFields }]);
+    return server;
+  }
+
+  private create(spec: ServerSpec): ManagedServer {
+    const concurrency = spec.max_concurrency ?? this.deps.defaultServerConcurrency;
+    const server = new ManagedServer(spec, () => this.deps.clock.now(), concurrency);
     if (spec.predefined_tools?.length) server.tools = spec.predefined_tools.map((t) => this.withDigest(t));
     this.servers.set(spec.id, server);
-    this.deps.bus.publish([{ type: "McpServerUpdated", mcp_server_id: spec.id, fields: changedFields }]);
     return server;
   }
 
@@ -144,6 +144,16 @@ export class Fleet {
       try {
         const tools = (await connection.listTools({ timeoutMs })).map((t) => this.withDigest(t));
         if (this.closing || server.lifecycle.state !== "initializing") throw new Error("start abandoned");
+        const undeclared = undeclaredTools(server.spec, tools);
+        if (undeclared.length > 0 && this.enforceCapabilities(server, undeclared)) {
+          await connection.close().catch(() => undefined);
+          this.transition(server, { on: "capability_blocked" });
+          throw new GatewayError(
+            "CannotStartMcpServerError",
+            `MCP server '${server.id}' exposes tools outside its declared capabilities: ${undeclared.join(", ")}`,
+            { mcp_server_id: server.id, undeclared_tools: undeclared },
+          );
+        }
         server.connection = connection;
         server.tools = tools;
         server.startedAt = this.deps.clock.now();
@@ -160,6 +170,7 @@ export class Fleet {
         throw error;
       }
     } catch (error) {
+      if (error instanceof GatewayError && server.lifecycle.state === "dead") throw error;
       const failure = upstreamFailure(error, "CannotStartMcpServerError");
       server.logs.append("stderr", `[airlock] start failed: ${failure.message}`);
       this.deps.logger.warn(
@@ -211,75 +222,6 @@ export class Fleet {
     const connection = server.connection;
     server.connection = null;
     if (connection) await connection.close().catch(() => undefined);
-  }
-
-  /** Calls a tool, starting the server on demand. Never throws for a failure of the tool itself. */
-  async callTool(
-    server: ManagedServer,
-    tool: string,
-    args: Record<string, unknown>,
-    ctx: CallContext,
-  ): Promise<ToolCallResult> {
-    if (!server.connection || server.lifecycle.state === "initializing") {
-      if (server.lifecycle.state === "degraded" && !server.starting) {
-        throw new GatewayError("McpServerDegradedError", `MCP server '${server.id}' is degraded`, {
-          mcp_server_id: server.id,
-        });
-      }
-      await this.start(server, false);
-    }
-    const connection = server.connection;
-    if (!connection)
-      throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
-    if (server.tools && !server.tools.some((t) => t.name === tool)) {
-      throw new GatewayError("ToolNotFoundError", `Tool '${tool}' not found on MCP server '${server.id}'`, {
-        mcp_server_id: server.id,
-        tool_name: tool,
-      });
-    }
-    const began = this.deps.clock.monotonic();
-    server.inFlight++;
-    server.lastUsedMono = began;
-    try {
-      const result = await connection.callTool(tool, args, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-      this.recordOutcome(server, tool, ctx.callId, began, null);
-      return result;
-    } catch (error) {
-      const failure = upstreamFailure(error, "ToolInvocationError", ctx.timeoutMs);
-      this.recordOutcome(server, tool, ctx.callId, began, failure);
-      throw failure;
-    } finally {
-      server.inFlight--;
-      server.lastUsedMono = this.deps.clock.monotonic();
-    }
-  }
-
-  private recordOutcome(
-    server: ManagedServer,
-    tool: string,
-    callId: string,
-    began: number,
-    failure: GatewayError | null,
-  ): void {
-    const duration_ms = Math.round(this.deps.clock.monotonic() - began);
-    const now = this.deps.clock.now();
-    server.stats.total_invocations++;
-    const base = { mcp_server_id: server.id, tool_name: tool, call_id: callId, duration_ms };
-    let event: DomainEventPayload;
-    if (failure) {
-      server.stats.total_failures++;
-      server.stats.last_failure_at = now;
-      event = {
-        type: "ToolInvocationFailed",
-        ...base,
-        error_type: failure.type,
-        error_message: failure.message,
-      };
-    } else {
-      server.stats.last_success_at = now;
-      event = { type: "ToolInvocationCompleted", ...base, result_size_bytes: 0 };
-    }
-    this.deps.bus.publish([event]);
   }
 
   /** Lists tools: the known ones, or (when `startIfCold`) after starting a cold server. */
@@ -339,7 +281,18 @@ export class Fleet {
     );
   }
 
-  private transition(server: ManagedServer, trigger: LifecycleTrigger): boolean {
+  /** Reports a capability violation; true when the contract says to block the server. */
+  private enforceCapabilities(server: ManagedServer, undeclared: string[]): boolean {
+    const mode = server.spec.capabilities?.enforcement_mode ?? "block";
+    const fields = { mcp_server_id: server.id, undeclared_tools: undeclared, enforcement_mode: mode };
+    server.logs.append("stderr", `[airlock] undeclared tools (${mode}): ${undeclared.join(", ")}`);
+    if (mode === "audit") this.deps.logger.info(fields, "MCP server exposes undeclared tools");
+    else this.deps.logger.warn(fields, "MCP server exposes undeclared tools");
+    return mode === "block";
+  }
+
+  /** Feeds one trigger to the lifecycle table; false when the table has no row for it. */
+  transition(server: ManagedServer, trigger: LifecycleTrigger): boolean {
     const jitter = this.deps.random() * 2 - 1;
     const result = applyTrigger(server.id, server.lifecycle, trigger, this.nowS(), jitter);
     if (!result) return false;
@@ -356,4 +309,11 @@ export class Fleet {
   private nowS(): number {
     return this.deps.clock.now() / 1000;
   }
+}
+
+/** Tools outside a declared `capabilities.tools` list (nothing when the list is not declared). */
+function undeclaredTools(spec: ServerSpec, tools: readonly ToolInfo[]): string[] {
+  const declared = spec.capabilities?.tools;
+  if (!declared) return [];
+  return tools.filter((tool) => !matchesAny(tool.name, declared)).map((tool) => tool.name);
 }

@@ -1,3 +1,4 @@
+import { ConcurrencyBudget } from "../../domain/limits/concurrency-budget.js";
 import { INITIAL_LIFECYCLE, type Lifecycle } from "../../domain/server/lifecycle.js";
 import type { ServerSpec, ToolSchema } from "../../domain/server/server-spec.js";
 import type { UpstreamConnection } from "../ports/upstream.js";
@@ -43,12 +44,17 @@ export class ManagedServer {
   lastUsedMono = 0;
   readonly logs: LogRing;
 
+  /** Calls in progress against `max_concurrency` (or the execution default). */
+  readonly budget: ConcurrencyBudget;
+
   constructor(
     /** Replaced only by {@link Fleet.amend}. */
     public spec: ServerSpec,
     nowMs: () => number,
+    concurrencyLimit: number,
   ) {
     this.logs = new LogRing(LOG_RING_CAPACITY, nowMs);
+    this.budget = new ConcurrencyBudget(concurrencyLimit);
   }
 
   get id(): string {

@@ -162,21 +162,14 @@ async function runCall(
   for (let attempt = 1; ; attempt++) {
     try {
       const server = services.fleet.require(call.mcp_server);
-      const result = await services.fleet.callTool(server, call.tool, call.arguments, {
+      const { result, sizeBytes: size } = await services.invoker.call(server, call.tool, call.arguments, {
         callId: call_id,
         timeoutMs,
         signal: ctx.signal,
       });
-      const size = JSON.stringify(result).length;
-      const cap = Math.min(MAX_CALL_RESULT_BYTES, server.spec.max_response_bytes ?? Number.POSITIVE_INFINITY);
-      if (size > cap) {
-        return failure(
-          index,
-          call_id,
-          elapsed(),
-          `result of ${size} bytes exceeds ${cap} bytes`,
-          "ResponseTooLarge",
-        );
+      if (size > MAX_CALL_RESULT_BYTES) {
+        const reason = `result of ${size} bytes exceeds ${MAX_CALL_RESULT_BYTES} bytes`;
+        return failure(index, call_id, elapsed(), reason, "ResponseTooLarge");
       }
       if (result.isError) {
         return { ...failure(index, call_id, elapsed(), errorText(result), "ToolError"), result };

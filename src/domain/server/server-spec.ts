@@ -30,9 +30,18 @@ export interface ServerSpec {
   /** Per-server concurrency budget; 0 means no limit. */
   readonly max_concurrency?: number;
   readonly max_response_bytes?: number;
+  /** Declared contract checked at runtime: tools outside `tools` violate it. */
+  readonly capabilities?: CapabilityContract;
   /** The remaining mode-specific configuration (docker, remote), passed to the upstream factory. */
   readonly options?: Readonly<Record<string, unknown>>;
   readonly source: ServerSource;
+}
+
+export interface CapabilityContract {
+  /** fnmatch patterns of the tools the server may expose; absent means not declared. */
+  readonly tools?: readonly string[];
+  /** `block` kills a server exposing undeclared tools; `warn` and `audit` only report it. */
+  readonly enforcement_mode: "audit" | "warn" | "block";
 }
 
 export const SERVER_DEFAULTS = {

@@ -1,0 +1,156 @@
+import { GatewayError } from "../../domain/errors.js";
+import type { DomainEventPayload } from "../../domain/events.js";
+import { ConcurrencyBudget } from "../../domain/limits/concurrency-budget.js";
+import { utf8Length } from "../../domain/limits/utf8-length.js";
+import type { EventBus } from "../event-bus.js";
+import type { Clock } from "../ports/clock.js";
+import type { ToolCallResult } from "../ports/upstream.js";
+import type { Fleet } from "./fleet.js";
+import type { ManagedServer } from "./managed-server.js";
+import { upstreamFailure } from "./upstream-failure.js";
+
+export interface CallContext {
+  callId: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface InvokerLimits {
+  /** `execution.max_concurrency`: calls at once in this process; 0 means no limit. */
+  maxConcurrency: number;
+  /** `execution.max_response_bytes` (after `MCP_MAX_RESPONSE_BYTES`); a server's own value wins. */
+  maxResponseBytes: number;
+}
+
+export interface InvokedResult {
+  result: ToolCallResult;
+  /** UTF-8 size of the result as JSON. */
+  sizeBytes: number;
+}
+
+/**
+ * The tool-call path: budgets, start on demand, the upstream call, the response-size limit, health
+ * counters and the invocation events. Over-budget calls are refused at once (`TenantQuotaExceeded`).
+ */
+export class ToolInvoker {
+  private readonly global: ConcurrencyBudget;
+
+  constructor(private readonly deps: { fleet: Fleet; bus: EventBus; clock: Clock; limits: InvokerLimits }) {
+    this.global = new ConcurrencyBudget(deps.limits.maxConcurrency);
+  }
+
+  get activeCalls(): number {
+    return this.global.active;
+  }
+
+  /** Calls a tool. Throws a GatewayError for refusals and failures; a tool's own `isError` is a result. */
+  async call(
+    server: ManagedServer,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+  ): Promise<InvokedResult> {
+    if (!this.global.tryAcquire()) throw overBudget("global", this.global.limit);
+    if (!server.budget.tryAcquire()) {
+      this.global.release();
+      throw overBudget(`mcp_server:${server.id}`, server.budget.limit);
+    }
+    try {
+      return await this.callWithinBudget(server, tool, args, ctx);
+    } finally {
+      server.budget.release();
+      this.global.release();
+    }
+  }
+
+  private async callWithinBudget(
+    server: ManagedServer,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+  ): Promise<InvokedResult> {
+    const { fleet, clock } = this.deps;
+    if (!server.connection || server.lifecycle.state === "initializing") {
+      if (server.lifecycle.state === "degraded" && !server.starting) {
+        throw new GatewayError("McpServerDegradedError", `MCP server '${server.id}' is degraded`, {
+          mcp_server_id: server.id,
+        });
+      }
+      await fleet.start(server, false);
+    }
+    const connection = server.connection;
+    if (!connection)
+      throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
+    if (server.tools && !server.tools.some((t) => t.name === tool)) {
+      throw new GatewayError("ToolNotFoundError", `Tool not found: ${tool}`, { tool_name: tool });
+    }
+    const began = clock.monotonic();
+    server.inFlight++;
+    server.lastUsedMono = began;
+    try {
+      const result = await connection.callTool(tool, args, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+      const sizeBytes = utf8Length(JSON.stringify(result));
+      const limit = server.spec.max_response_bytes ?? this.deps.limits.maxResponseBytes;
+      if (sizeBytes > limit) {
+        throw new GatewayError(
+          "ResponseTooLarge",
+          `response of ${sizeBytes} bytes exceeds the limit of ${limit} bytes`,
+          {
+            size_bytes: sizeBytes,
+            limit_bytes: limit,
+          },
+        );
+      }
+      this.record(server, tool, ctx.callId, began, null, sizeBytes);
+      return { result, sizeBytes };
+    } catch (error) {
+      const failure = upstreamFailure(error, "ToolInvocationError", ctx.timeoutMs);
+      this.record(server, tool, ctx.callId, began, failure, 0);
+      throw failure;
+    } finally {
+      server.inFlight--;
+      server.lastUsedMono = clock.monotonic();
+    }
+  }
+
+  private record(
+    server: ManagedServer,
+    tool: string,
+    callId: string,
+    began: number,
+    failure: GatewayError | null,
+    sizeBytes: number,
+  ): void {
+    const duration_ms = Math.round(this.deps.clock.monotonic() - began);
+    const now = this.deps.clock.now();
+    server.stats.total_invocations++;
+    const base = { mcp_server_id: server.id, tool_name: tool, call_id: callId, duration_ms };
+    let event: DomainEventPayload;
+    if (failure) {
+      server.stats.total_failures++;
+      server.stats.last_failure_at = now;
+      event = {
+        type: "ToolInvocationFailed",
+        ...base,
+        error_type: failure.type,
+        error_message: failure.message,
+      };
+    } else {
+      server.stats.last_success_at = now;
+      event = { type: "ToolInvocationCompleted", ...base, result_size_bytes: sizeBytes };
+    }
+    this.deps.bus.publish([event]);
+  }
+}
+
+function overBudget(budget: string, limit: number): GatewayError {
+  return new GatewayError(
+    "TenantQuotaExceeded",
+    `concurrency budget '${budget}' is used up (${limit} calls at once)`,
+    {
+      budget,
+      reason: "concurrency",
+      limit,
+    },
+  );
+}

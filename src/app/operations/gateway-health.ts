@@ -1,0 +1,41 @@
+import { z } from "zod";
+import type { ServerState } from "../../domain/server/lifecycle.js";
+import { defineOperation } from "../operation.js";
+import { SCOPE_NOTE } from "./gateway-status.js";
+
+export const gatewayHealth = defineOperation({
+  name: "gateway-health",
+  kind: "query",
+  summary: "Health of this replica: servers by state, groups, rate limiting.",
+  permissions: ["mcp_servers:read"],
+  input: z.object({}),
+  async run({ fleet, instance, clock, settings }) {
+    const by_state: Partial<Record<ServerState, number>> = {};
+    for (const server of fleet.list())
+      by_state[server.lifecycle.state] = (by_state[server.lifecycle.state] ?? 0) + 1;
+    const troubled = (by_state.dead ?? 0) + (by_state.degraded ?? 0);
+    return {
+      // `degraded` as soon as one server is degraded or dead: the replica serves, but not everything.
+      status: troubled === 0 ? "healthy" : "degraded",
+      mcp_servers: { total: fleet.list().length, by_state },
+      groups: { total: 0, by_state: {}, total_members: 0, healthy_members: 0, members_in_rotation_count: 0 },
+      security: {
+        rate_limiting: {
+          // Buckets exist once rate limiting enforces budgets; none is held until then.
+          active_buckets: 0,
+          config: {
+            requests_per_second: settings.rateLimit.rps,
+            burst_size: settings.rateLimit.burst,
+            scope: settings.rateLimit.perCaller ? "caller" : "all_callers",
+          },
+        },
+      },
+      replica: {
+        instance_id: instance.instance_id,
+        uptime_seconds: Math.round((clock.monotonic() - instance.started_mono) / 100) / 10,
+      },
+      scope: "replica" as const,
+      scope_note: SCOPE_NOTE,
+    };
+  },
+});
