@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -272,5 +272,59 @@ describe("automatic recovery", () => {
     } finally {
       recovery.stop();
     }
+  });
+});
+
+describe("races between starts, stops and calls", () => {
+  it("a stop during a start abandons it, and the next start succeeds", async () => {
+    harness = makeFleet();
+    const server = harness.fleet.register(controllable("ctl"));
+    const first = harness.fleet.start(server, true);
+    await harness.fleet.stopServer(server, "user_request");
+    expect((await refusal(first)).message).toMatch(/abandoned/);
+    expect(server.lifecycle.state).toBe("cold");
+    await harness.fleet.start(server, true);
+    expect(server.lifecycle.state).toBe("ready");
+    expect(server.alive).toBe(true);
+  });
+
+  it("a call arriving while an idle stop closes the server starts a fresh instance", async () => {
+    const clock = new ManualClock();
+    harness = makeFleet({ clock });
+    const server = harness.fleet.register(controllable("ctl", { idle_ttl_s: 1 }));
+    await harness.fleet.start(server, true);
+    clock.advance(2_000);
+    const reaping = harness.fleet.reapIdle();
+    const { result } = await call(harness, "ctl", "echo", { message: "still served" });
+    expect(result.content[0]).toMatchObject({ text: "still served" });
+    expect(await reaping).toEqual(["ctl"]);
+    expect(server.lifecycle.state).toBe("ready");
+  });
+
+  it("concurrent starts share one attempt", async () => {
+    harness = makeFleet();
+    const server = harness.fleet.register(controllable("ctl"));
+    await Promise.all([harness.fleet.start(server, true), harness.fleet.start(server, false)]);
+    expect(harness.events.filter((e) => e.type === "McpServerStarted")).toHaveLength(1);
+  });
+
+  it("a degraded server is started again by a call once its backoff has elapsed", async () => {
+    const clock = new ManualClock();
+    harness = makeFleet({ clock });
+    const marker = join(mkdtempSync(join(tmpdir(), "airlock-degraded-")), "refuse");
+    writeFileSync(marker, "");
+    const server = harness.fleet.register(
+      controllable("ctl", { env: { CTL_FAIL_IF_EXISTS: marker }, max_consecutive_failures: 1 }),
+    );
+    await refusal(harness.fleet.start(server, true));
+    expect(server.lifecycle.state).toBe("degraded");
+    const inside = await refusal(call(harness, "ctl", "echo", { message: "x" }));
+    expect(inside.type).toBe("McpServerDegradedError");
+    expect(inside.message).toMatch(/backoff not elapsed, retry in \d/);
+    rmSync(marker);
+    clock.advance(2_100);
+    const { result } = await call(harness, "ctl", "echo", { message: "recovered" });
+    expect(result.content[0]).toMatchObject({ text: "recovered" });
+    expect(server.lifecycle.state).toBe("ready");
   });
 });

@@ -80,7 +80,7 @@ export class Fleet {
   private create(spec: ServerSpec): ManagedServer {
     const concurrency = spec.max_concurrency ?? this.deps.defaultServerConcurrency;
     const server = new ManagedServer(spec, () => this.deps.clock.now(), concurrency);
-    if (spec.predefined_tools?.length) server.tools = spec.predefined_tools.map((t) => this.withDigest(t));
+    if (spec.predefined_tools?.length) server.setTools(spec.predefined_tools.map((t) => this.withDigest(t)));
     this.servers.set(spec.id, server);
     return server;
   }
@@ -101,49 +101,82 @@ export class Fleet {
   }
 
   /**
-   * Starts a server and returns its tools. `deliberate` (REST start, start tool) revives a dead
-   * server at once; a tool call (`deliberate: false`) is refused inside the retry backoff.
+   * Starts a server and returns its tools. `deliberate` (REST start, start tool) revives a dead or
+   * degraded server at once; a tool call (`deliberate: false`) is refused inside the retry backoff.
+   * Concurrent starts share one attempt; a stop abandons it.
    */
-  async start(server: ManagedServer, deliberate: boolean): Promise<ToolInfo[]> {
+  async start(server: ManagedServer, deliberate: boolean): Promise<readonly ToolInfo[]> {
     if (server.connection && server.lifecycle.state === "ready") return server.tools ?? [];
     if (server.starting) return server.starting;
     if (this.closing) throw new GatewayError("McpServerNotReadyError", "The gateway is shutting down");
+    this.refuseStart(server, deliberate);
+    const attempt = this.runStart(server, deliberate);
+    server.starting = attempt;
+    void attempt.then(
+      () => this.clearStarting(server, attempt),
+      () => this.clearStarting(server, attempt),
+    );
+    return attempt;
+  }
+
+  private clearStarting(server: ManagedServer, attempt: Promise<readonly ToolInfo[]>): void {
+    if (server.starting === attempt) server.starting = null;
+  }
+
+  /** Throws the error a caller sees when the lifecycle table refuses a start. */
+  private refuseStart(server: ManagedServer, deliberate: boolean): void {
     const refusal = startRefusal(server.lifecycle, deliberate, this.nowS());
-    if (refusal?.kind === "blocked") {
-      throw new GatewayError("CannotStartMcpServerError", `MCP server '${server.id}' is blocked`, {
-        mcp_server_id: server.id,
-      });
+    if (!refusal) return;
+    const details = { mcp_server_id: server.id };
+    if (refusal.kind === "blocked") {
+      throw new GatewayError("CannotStartMcpServerError", `MCP server '${server.id}' is blocked`, details);
     }
-    if (refusal?.kind === "backoff") {
+    const at = refusal.retry_allowed_at;
+    const wait = at === null ? null : Math.max(0, at - this.nowS());
+    const retry = { ...details, retry_allowed_at: at, time_until_retry_s: wait === null ? null : round1(wait) };
+    if (server.lifecycle.state === "degraded") {
       throw new GatewayError(
-        "CircuitBreakerOpen",
-        `MCP server '${server.id}' is dead; retry allowed after its backoff`,
-        { mcp_server_id: server.id, retry_allowed_at: refusal.retry_allowed_at },
+        "McpServerDegradedError",
+        `MCP server '${server.id}' is degraded: backoff not elapsed, retry in ${round1(wait ?? 0)}s`,
+        retry,
       );
     }
-    server.starting = this.runStart(server, deliberate).finally(() => {
-      server.starting = null;
-    });
-    return server.starting;
+    throw new GatewayError(
+      "CircuitBreakerOpen",
+      at === null
+        ? `MCP server '${server.id}' is dead; only a deliberate start revives it`
+        : `MCP server '${server.id}' is dead; retry allowed in ${round1(wait ?? 0)}s`,
+      retry,
+    );
   }
 
   private async runStart(server: ManagedServer, deliberate: boolean): Promise<ToolInfo[]> {
     const factory = this.deps.factories[server.spec.mode];
     if (!factory) {
-      throw new GatewayError("NotConfiguredError", `mode '${server.spec.mode}' is not available yet`, {
+      throw new GatewayError("NotConfiguredError", `mode '${server.spec.mode}' is not available`, {
         mcp_server_id: server.id,
       });
     }
-    // A degraded server may still hold a connection (failing health checks): replace it.
-    await this.closeConnection(server);
-    this.transition(server, { on: "start", deliberate });
+    // A degraded server may still hold a connection (failing health checks): it is replaced.
+    const previous = server.connection;
+    server.connection = null;
+    if (!this.transition(server, { on: "start", deliberate })) {
+      server.connection = previous;
+      throw new GatewayError("McpServerNotReadyError", `McpServer is not ready (state=${server.lifecycle.state})`);
+    }
+    const generation = ++server.generation;
+    const abort = new AbortController();
+    server.startAbort = abort;
+    await previous?.close().catch(() => undefined);
     const began = this.deps.clock.monotonic();
     const timeoutMs = this.deps.timings.startTimeoutMs;
     try {
-      const connection = await factory.connect(server.spec, server.logs, { timeoutMs });
+      const connection = await factory.connect(server.spec, server.logs, { timeoutMs, signal: abort.signal });
       try {
-        const tools = (await connection.listTools({ timeoutMs })).map((t) => this.withDigest(t));
-        if (this.closing || server.lifecycle.state !== "initializing") throw new Error("start abandoned");
+        const tools = (await connection.listTools({ timeoutMs, signal: abort.signal })).map((t) =>
+          this.withDigest(t),
+        );
+        if (this.closing || generation !== server.generation) throw new Error("start abandoned");
         const undeclared = undeclaredTools(server.spec, tools);
         if (undeclared.length > 0 && this.enforceCapabilities(server, undeclared)) {
           await connection.close().catch(() => undefined);
@@ -155,7 +188,7 @@ export class Fleet {
           );
         }
         server.connection = connection;
-        server.tools = tools;
+        server.setTools(tools);
         server.startedAt = this.deps.clock.now();
         server.lastUsedMono = this.deps.clock.monotonic();
         connection.onClosed((reason) => this.onConnectionLost(server, connection, reason));
@@ -170,25 +203,25 @@ export class Fleet {
         throw error;
       }
     } catch (error) {
+      if (generation !== server.generation || this.closing) {
+        throw new GatewayError("McpServerNotReadyError", `Start of MCP server '${server.id}' was abandoned: it was stopped`);
+      }
       if (error instanceof GatewayError && server.lifecycle.state === "dead") throw error;
       const failure = upstreamFailure(error, "CannotStartMcpServerError");
       server.logs.append("stderr", `[airlock] start failed: ${failure.message}`);
-      this.deps.logger.warn(
-        { mcp_server_id: server.id, error: failure.message },
-        "MCP server failed to start",
-      );
-      if (server.lifecycle.state === "initializing") {
-        this.transition(server, {
-          on: "start_failed",
-          error_type: failure.type,
-          max_consecutive_failures: server.spec.max_consecutive_failures,
-        });
-      }
+      this.deps.logger.warn({ mcp_server_id: server.id, error: failure.message }, "MCP server failed to start");
+      this.transition(server, {
+        on: "start_failed",
+        error_type: failure.type,
+        max_consecutive_failures: server.spec.max_consecutive_failures,
+      });
       throw new GatewayError(
         "CannotStartMcpServerError",
         `Failed to start MCP server '${server.id}': ${failure.message}`,
         { mcp_server_id: server.id },
       );
+    } finally {
+      if (server.startAbort === abort) server.startAbort = null;
     }
   }
 
@@ -200,32 +233,36 @@ export class Fleet {
     this.transition(server, { on: "crashed" });
   }
 
-  /** Stops a server (any state); returns whether a running instance was stopped. */
-  async stopServer(
-    server: ManagedServer,
-    reason: string,
-    trigger: "stop" | "idle" = "stop",
-  ): Promise<boolean> {
-    const wasRunning = server.connection !== null || server.starting !== null;
-    await this.closeConnection(server);
-    this.transition(server, trigger === "idle" ? { on: "idle" } : { on: "stop", reason });
-    return wasRunning;
+  /**
+   * Stops a server (any state): the state changes first, so a call arriving meanwhile starts a
+   * fresh instance instead of using the closing one; a start in progress is abandoned. Returns
+   * whether a running (or starting) instance was stopped.
+   */
+  async stopServer(server: ManagedServer, reason: string, trigger: "stop" | "idle" = "stop"): Promise<boolean> {
+    return this.halt(server, trigger === "idle" ? { on: "idle" } : { on: "stop", reason });
   }
 
   /** Stops a server for good (reason `detection_enforcement:block`); later starts are refused. */
   async block(server: ManagedServer): Promise<void> {
-    await this.closeConnection(server);
-    this.transition(server, { on: "block" });
+    await this.halt(server, { on: "block" });
   }
 
-  private async closeConnection(server: ManagedServer): Promise<void> {
+  private async halt(server: ManagedServer, trigger: LifecycleTrigger): Promise<boolean> {
     const connection = server.connection;
+    const wasRunning = connection !== null || server.starting !== null;
     server.connection = null;
-    if (connection) await connection.close().catch(() => undefined);
+    if (server.starting) {
+      server.generation++;
+      server.startAbort?.abort();
+      server.starting = null;
+    }
+    this.transition(server, trigger);
+    await connection?.close().catch(() => undefined);
+    return wasRunning;
   }
 
   /** Lists tools: the known ones, or (when `startIfCold`) after starting a cold server. */
-  async tools(server: ManagedServer, startIfCold: boolean): Promise<ToolInfo[]> {
+  async tools(server: ManagedServer, startIfCold: boolean): Promise<readonly ToolInfo[]> {
     if (server.tools && (server.connection || !startIfCold || server.spec.predefined_tools?.length)) {
       return server.tools;
     }
@@ -240,7 +277,7 @@ export class Fleet {
     const began = this.deps.clock.monotonic();
     try {
       const tools = await connection.listTools({ timeoutMs: this.deps.timings.healthCheckTimeoutMs });
-      server.tools = tools.map((t) => this.withDigest(t));
+      server.setTools(tools.map((t) => this.withDigest(t)));
       this.transition(server, {
         on: "health_passed",
         duration_ms: Math.round(this.deps.clock.monotonic() - began),
@@ -317,3 +354,5 @@ function undeclaredTools(spec: ServerSpec, tools: readonly ToolInfo[]): string[]
   if (!declared) return [];
   return tools.filter((tool) => !matchesAny(tool.name, declared)).map((tool) => tool.name);
 }
+
+const round1 = (n: number) => Math.round(n * 10) / 10;

@@ -26,11 +26,15 @@ export const LOG_RING_CAPACITY = 1000;
  */
 export class ManagedServer {
   lifecycle: Lifecycle = INITIAL_LIFECYCLE;
-  /** Known tools: predefined in configuration, or as last listed from the running server. */
-  tools: ToolInfo[] | null = null;
+  private toolList: ToolInfo[] | null = null;
+  private toolIndex = new Map<string, ToolInfo>();
   connection: UpstreamConnection | null = null;
   /** Single flight: concurrent starts share one attempt. */
-  starting: Promise<ToolInfo[]> | null = null;
+  starting: Promise<readonly ToolInfo[]> | null = null;
+  /** Aborts the start in progress; a stop uses it. */
+  startAbort: AbortController | null = null;
+  /** Counts starts and stops, so a start abandoned by a stop knows it. */
+  generation = 0;
   readonly stats: InvocationStats = {
     total_invocations: 0,
     total_failures: 0,
@@ -59,6 +63,21 @@ export class ManagedServer {
 
   get id(): string {
     return this.spec.id;
+  }
+
+  /** Known tools: predefined in configuration, or as last listed from the running server. */
+  get tools(): readonly ToolInfo[] | null {
+    return this.toolList;
+  }
+
+  setTools(tools: ToolInfo[]): void {
+    this.toolList = tools;
+    this.toolIndex = new Map(tools.map((tool) => [tool.name, tool]));
+  }
+
+  /** Whether a tool is known; true while the tools are not known yet (the server will tell). */
+  mayHaveTool(name: string): boolean {
+    return this.toolList === null || this.toolIndex.has(name);
   }
 
   get alive(): boolean {

@@ -70,18 +70,10 @@ export class ToolInvoker {
     ctx: CallContext,
   ): Promise<InvokedResult> {
     const { fleet, clock } = this.deps;
-    if (!server.connection || server.lifecycle.state === "initializing") {
-      if (server.lifecycle.state === "degraded" && !server.starting) {
-        throw new GatewayError("McpServerDegradedError", `MCP server '${server.id}' is degraded`, {
-          mcp_server_id: server.id,
-        });
-      }
-      await fleet.start(server, false);
-    }
+    if (!server.connection || server.lifecycle.state === "initializing") await fleet.start(server, false);
     const connection = server.connection;
-    if (!connection)
-      throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
-    if (server.tools && !server.tools.some((t) => t.name === tool)) {
+    if (!connection) throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
+    if (!server.mayHaveTool(tool)) {
       throw new GatewayError("ToolNotFoundError", `Tool not found: ${tool}`, { tool_name: tool });
     }
     const began = clock.monotonic();

@@ -255,7 +255,7 @@ function validateCalls(
     const server = services.fleet.get(call.mcp_server);
     if (!server) {
       issues.push({ index, field: "mcp_server", message: `McpServer '${call.mcp_server}' not found` });
-    } else if (server.tools && !server.tools.some((t) => t.name === call.tool)) {
+    } else if (!server.mayHaveTool(call.tool)) {
       issues.push({
         index,
         field: "tool",

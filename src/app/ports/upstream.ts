@@ -37,7 +37,13 @@ export interface LogSink {
   append(stream: "stderr" | "stdout", line: string): void;
 }
 
+export interface ConnectOptions {
+  timeoutMs: number;
+  /** Aborts the attempt (the server was stopped meanwhile): whatever was started is torn down. */
+  signal?: AbortSignal;
+}
+
 /** Opens connections for one mode. Rejects with an Error whose message is safe to show. */
 export interface UpstreamFactory {
-  connect(spec: ServerSpec, logs: LogSink, options: { timeoutMs: number }): Promise<UpstreamConnection>;
+  connect(spec: ServerSpec, logs: LogSink, options: ConnectOptions): Promise<UpstreamConnection>;
 }

@@ -29,6 +29,8 @@ export interface Lifecycle {
   /** Permanently blocked (stop reason `detection_enforcement:block`): no start is accepted. */
   readonly blocked: boolean;
   readonly last_stop_reason: string | null;
+  /** Epoch seconds before which only a deliberate start is accepted (after a failed start or a crash). */
+  readonly retry_allowed_at: number | null;
 }
 
 export const INITIAL_LIFECYCLE: Lifecycle = {
@@ -37,6 +39,7 @@ export const INITIAL_LIFECYCLE: Lifecycle = {
   dead: null,
   blocked: false,
   last_stop_reason: null,
+  retry_allowed_at: null,
 };
 
 export type LifecycleTrigger =
@@ -60,6 +63,8 @@ type Guard = (lc: Lifecycle, trigger: LifecycleTrigger, now: number) => boolean;
 const GUARDS = {
   not_blocked: (lc) => !lc.blocked,
   deliberate: (lc, t) => !lc.blocked && t.on === "start" && t.deliberate,
+  degraded_backoff_elapsed: (lc, _t, now) =>
+    !lc.blocked && (lc.retry_allowed_at === null || now >= lc.retry_allowed_at),
   backoff_elapsed: (lc, _t, now) =>
     !lc.blocked &&
     lc.dead !== null &&
@@ -86,7 +91,9 @@ const ANY: readonly ServerState[] = SERVER_STATES;
 
 /** First matching row wins. A trigger with no matching row is refused (see {@link applyTrigger}). */
 export const TRANSITIONS: readonly TransitionRow[] = [
-  { from: ["cold", "degraded"], on: "start", when: "not_blocked", to: "initializing" },
+  { from: ["cold"], on: "start", when: "not_blocked", to: "initializing" },
+  { from: ["degraded"], on: "start", when: "deliberate", to: "initializing" },
+  { from: ["degraded"], on: "start", when: "degraded_backoff_elapsed", to: "initializing" },
   { from: ["dead"], on: "start", when: "deliberate", to: "initializing" },
   { from: ["dead"], on: "start", when: "backoff_elapsed", to: "initializing" },
   { from: ["initializing"], on: "start_succeeded", to: "ready" },
@@ -158,34 +165,27 @@ function nextSnapshot(
       return { ...lc, state: to };
     case "start_succeeded":
     case "health_passed":
-      return { ...lc, state: to, consecutive_failures: 0, dead: null };
+      return { ...lc, state: to, consecutive_failures: 0, dead: null, retry_allowed_at: null };
     case "start_failed": {
       const failures = lc.consecutive_failures + 1;
+      const retryAt = now + retryBackoffSeconds(failures, jitter);
       const dead: DeadInfo | null =
         to === "dead"
-          ? {
-              reason: "start_failed",
-              since: now,
-              retry_allowed_at: now + retryBackoffSeconds(failures, jitter),
-              revived_by: "call_or_start",
-            }
+          ? { reason: "start_failed", since: now, retry_allowed_at: retryAt, revived_by: "call_or_start" }
           : null;
-      return { ...lc, state: to, consecutive_failures: failures, dead };
+      return { ...lc, state: to, consecutive_failures: failures, dead, retry_allowed_at: retryAt };
     }
     case "health_failed":
       return { ...lc, state: to, consecutive_failures: lc.consecutive_failures + 1 };
     case "crashed": {
       const failures = lc.consecutive_failures + 1;
+      const retryAt = now + retryBackoffSeconds(failures, jitter);
       return {
         ...lc,
         state: to,
         consecutive_failures: failures,
-        dead: {
-          reason: "crashed",
-          since: now,
-          retry_allowed_at: now + retryBackoffSeconds(failures, jitter),
-          revived_by: "call_or_start",
-        },
+        dead: { reason: "crashed", since: now, retry_allowed_at: retryAt, revived_by: "call_or_start" },
+        retry_allowed_at: retryAt,
       };
     }
     case "gave_up":
@@ -201,11 +201,11 @@ function nextSnapshot(
         },
       };
     case "stop":
-      return { ...lc, state: to, dead: null, last_stop_reason: trigger.reason };
+      return { ...lc, state: to, dead: null, last_stop_reason: trigger.reason, retry_allowed_at: null };
     case "idle":
       return { ...lc, state: to, last_stop_reason: "idle" };
     case "block":
-      return { ...lc, state: to, dead: null, blocked: true, last_stop_reason: BLOCK_STOP_REASON };
+      return { ...lc, state: to, dead: null, blocked: true, last_stop_reason: BLOCK_STOP_REASON, retry_allowed_at: null };
   }
 }
 
@@ -272,5 +272,6 @@ export function startRefusal(
   if (lc.blocked) return { kind: "blocked" };
   if (findTransition(lc, { on: "start", deliberate }, now)) return null;
   if (lc.state === "dead") return { kind: "backoff", retry_allowed_at: lc.dead?.retry_allowed_at ?? null };
+  if (lc.state === "degraded") return { kind: "backoff", retry_allowed_at: lc.retry_allowed_at };
   return null;
 }

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { LogSink, UpstreamConnection, UpstreamFactory } from "../../../app/ports/upstream.js";
+import type { ConnectOptions, LogSink, UpstreamConnection, UpstreamFactory } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ChildProcessTransport, describeExit, type StopTiming } from "./child-process-transport.js";
 import { SubprocessConnection } from "./subprocess-connection.js";
@@ -35,7 +35,7 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
   async connect(
     spec: ServerSpec,
     logs: LogSink,
-    options: { timeoutMs: number },
+    options: ConnectOptions,
   ): Promise<UpstreamConnection> {
     if (spec.mode !== "subprocess") throw new Error(`cannot run mode '${spec.mode}' as a subprocess`);
     const argv = spec.command ?? [];
@@ -53,20 +53,32 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
     client.onerror = () => {};
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      rejectDeadline(new Error("aborted"));
+    };
+    let rejectDeadline: (error: Error) => void = () => {};
     const deadline = new Promise<never>((_, reject) => {
+      rejectDeadline = reject;
       timer = setTimeout(() => {
         timedOut = true;
         reject(new Error("deadline"));
       }, options.timeoutMs);
     });
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await Promise.race([client.connect(transport, { timeout: options.timeoutMs }), deadline]);
     } catch (error) {
-      const message = connectFailure(error, transport, command, options.timeoutMs, timedOut);
+      const message = aborted
+        ? "start abandoned: the server was stopped"
+        : connectFailure(error, transport, command, options.timeoutMs, timedOut);
       await transport.close();
       throw new Error(message);
     } finally {
       clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
     }
     return new SubprocessConnection(client, transport);
   }
