@@ -133,7 +133,11 @@ export class Fleet {
     }
     const at = refusal.retry_allowed_at;
     const wait = at === null ? null : Math.max(0, at - this.nowS());
-    const retry = { ...details, retry_allowed_at: at, time_until_retry_s: wait === null ? null : round1(wait) };
+    const retry = {
+      ...details,
+      retry_allowed_at: at,
+      time_until_retry_s: wait === null ? null : round1(wait),
+    };
     if (server.lifecycle.state === "degraded") {
       throw new GatewayError(
         "McpServerDegradedError",
@@ -162,7 +166,10 @@ export class Fleet {
     server.connection = null;
     if (!this.transition(server, { on: "start", deliberate })) {
       server.connection = previous;
-      throw new GatewayError("McpServerNotReadyError", `McpServer is not ready (state=${server.lifecycle.state})`);
+      throw new GatewayError(
+        "McpServerNotReadyError",
+        `McpServer is not ready (state=${server.lifecycle.state})`,
+      );
     }
     const generation = ++server.generation;
     const abort = new AbortController();
@@ -204,12 +211,18 @@ export class Fleet {
       }
     } catch (error) {
       if (generation !== server.generation || this.closing) {
-        throw new GatewayError("McpServerNotReadyError", `Start of MCP server '${server.id}' was abandoned: it was stopped`);
+        throw new GatewayError(
+          "McpServerNotReadyError",
+          `Start of MCP server '${server.id}' was abandoned: it was stopped`,
+        );
       }
       if (error instanceof GatewayError && server.lifecycle.state === "dead") throw error;
       const failure = upstreamFailure(error, "CannotStartMcpServerError");
       server.logs.append("stderr", `[airlock] start failed: ${failure.message}`);
-      this.deps.logger.warn({ mcp_server_id: server.id, error: failure.message }, "MCP server failed to start");
+      this.deps.logger.warn(
+        { mcp_server_id: server.id, error: failure.message },
+        "MCP server failed to start",
+      );
       this.transition(server, {
         on: "start_failed",
         error_type: failure.type,
@@ -238,7 +251,11 @@ export class Fleet {
    * fresh instance instead of using the closing one; a start in progress is abandoned. Returns
    * whether a running (or starting) instance was stopped.
    */
-  async stopServer(server: ManagedServer, reason: string, trigger: "stop" | "idle" = "stop"): Promise<boolean> {
+  async stopServer(
+    server: ManagedServer,
+    reason: string,
+    trigger: "stop" | "idle" = "stop",
+  ): Promise<boolean> {
     return this.halt(server, trigger === "idle" ? { on: "idle" } : { on: "stop", reason });
   }
 

@@ -72,7 +72,8 @@ export class ToolInvoker {
     const { fleet, clock } = this.deps;
     if (!server.connection || server.lifecycle.state === "initializing") await fleet.start(server, false);
     const connection = server.connection;
-    if (!connection) throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
+    if (!connection)
+      throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
     if (!server.mayHaveTool(tool)) {
       throw new GatewayError("ToolNotFoundError", `Tool not found: ${tool}`, { tool_name: tool });
     }

@@ -205,7 +205,14 @@ function nextSnapshot(
     case "idle":
       return { ...lc, state: to, last_stop_reason: "idle" };
     case "block":
-      return { ...lc, state: to, dead: null, blocked: true, last_stop_reason: BLOCK_STOP_REASON, retry_allowed_at: null };
+      return {
+        ...lc,
+        state: to,
+        dead: null,
+        blocked: true,
+        last_stop_reason: BLOCK_STOP_REASON,
+        retry_allowed_at: null,
+      };
   }
 }
 

@@ -1,7 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { ConnectOptions, LogSink, UpstreamConnection, UpstreamFactory } from "../../../app/ports/upstream.js";
+import type {
+  ConnectOptions,
+  LogSink,
+  UpstreamConnection,
+  UpstreamFactory,
+} from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ChildProcessTransport, describeExit, type StopTiming } from "./child-process-transport.js";
 import { SubprocessConnection } from "./subprocess-connection.js";
@@ -32,11 +37,7 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
     this.clientInfo = options.clientInfo ?? { name: "airlock", version: "0.0.0" };
   }
 
-  async connect(
-    spec: ServerSpec,
-    logs: LogSink,
-    options: ConnectOptions,
-  ): Promise<UpstreamConnection> {
+  async connect(spec: ServerSpec, logs: LogSink, options: ConnectOptions): Promise<UpstreamConnection> {
     if (spec.mode !== "subprocess") throw new Error(`cannot run mode '${spec.mode}' as a subprocess`);
     const argv = spec.command ?? [];
     const command = argv[0];
