@@ -29,7 +29,7 @@ program
   .option("--json-logs", "write logs as JSON lines")
   .action(async (options) => {
     const globals = program.opts<{ config?: string }>();
-    process.exitCode = await runServe({
+    const code = await runServe({
       configPath: options.config ?? globals.config,
       transport: options.stdio ? "stdio" : "http",
       host: options.host,
@@ -38,6 +38,8 @@ program
       logFile: options.logFile,
       jsonLogs: options.jsonLogs,
     });
+    // Exit explicitly: an open stdin (stdio mode) or a lingering socket must not keep the process up.
+    process.exit(code);
   });
 
 const config = program.command("config").description("work with the configuration file");

@@ -1,4 +1,4 @@
-import { ConfigFileMissingError, ConfigValidationError, loadConfig } from "../config/load.js";
+import { ConfigFileMissingError, ConfigFileReadError, ConfigValidationError, loadConfig } from "../config/load.js";
 
 /** `airlock config check`: strict validation (unknown keys are errors). Returns the exit code. */
 export function runConfigCheck(configPath: string | undefined): number {
@@ -7,7 +7,7 @@ export function runConfigCheck(configPath: string | undefined): number {
     process.stdout.write(`configuration OK: ${loaded.path ?? "(built-in)"}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof ConfigFileMissingError) {
+    if (error instanceof ConfigFileMissingError || error instanceof ConfigFileReadError) {
       process.stderr.write(`error: ${error.message}\n`);
       return 1;
     }

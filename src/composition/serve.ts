@@ -1,14 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { createLogger } from "../adapters/observability/logger.js";
-import { killAllProcessGroups } from "../adapters/upstream/subprocess/process-groups.js";
 import {
   ConfigFileMissingError,
+  ConfigFileReadError,
   ConfigValidationError,
   type LoadedConfig,
   loadConfig,
 } from "../config/load.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
+import { ShutdownSignals } from "./signals.js";
 import { unsupportedSettings } from "./unsupported.js";
 
 export interface ServeOptions {
@@ -21,8 +22,20 @@ export interface ServeOptions {
   jsonLogs?: boolean;
 }
 
-/** Runs the gateway until a signal (HTTP) or the client hanging up (stdio). Resolves to the exit code. */
+/**
+ * Runs the gateway until a signal (HTTP) or the client hanging up (stdio). Resolves to the exit code;
+ * the caller exits the process with it (stdin or lingering sockets must not keep it alive).
+ */
 export async function runServe(options: ServeOptions): Promise<number> {
+  const signals = new ShutdownSignals();
+  try {
+    return await serveUntilSignal(options, signals);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals): Promise<number> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     process.stderr.write(`error: --port must be an integer between 0 and 65535, got '${options.port}'\n`);
@@ -56,8 +69,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     "gateway started",
   );
   return options.transport === "stdio"
-    ? serveOverStdio(gateway)
-    : serveOverHttp(gateway, options.host, port, config.http.graceful_shutdown_timeout_s ?? null);
+    ? serveOverStdio(gateway, signals)
+    : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null);
 }
 
 function loadOrReport(options: ServeOptions): LoadedConfig | null {
@@ -67,7 +80,7 @@ function loadOrReport(options: ServeOptions): LoadedConfig | null {
       overrides: { logLevel: options.logLevel, logFile: options.logFile, jsonLogs: options.jsonLogs },
     });
   } catch (error) {
-    if (error instanceof ConfigFileMissingError) {
+    if (error instanceof ConfigFileMissingError || error instanceof ConfigFileReadError) {
       process.stderr.write(`error: ${error.message}\n`);
       return null;
     }
@@ -82,6 +95,7 @@ function loadOrReport(options: ServeOptions): LoadedConfig | null {
 
 async function serveOverHttp(
   gateway: Gateway,
+  signals: ShutdownSignals,
   host: string,
   port: number,
   gracefulTimeoutS: number | null,
@@ -96,12 +110,8 @@ async function serveOverHttp(
     await gateway.shutdown();
     return 1;
   }
-  const signal = await nextSignal();
+  const signal = await signals.received;
   logger.info({ signal }, "shutting down");
-  onSecondSignal(() => {
-    killAllProcessGroups();
-    process.exit(1);
-  });
   await closeHttp(app, gracefulTimeoutS);
   await gateway.shutdown();
   logger.info({}, "stopped");
@@ -115,27 +125,11 @@ async function closeHttp(app: FastifyInstance, timeoutS: number | null): Promise
   await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, timeoutS * 1000).unref())]);
 }
 
-async function serveOverStdio(gateway: Gateway): Promise<number> {
-  const { closed } = await serveStdio(gateway.services);
-  const reason = await Promise.race([closed.then(() => "stdin closed"), nextSignal()]);
+async function serveOverStdio(gateway: Gateway, signals: ShutdownSignals): Promise<number> {
+  const stdio = await serveStdio(gateway.services);
+  const reason = await Promise.race([stdio.closed.then(() => "stdin closed"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
+  await stdio.close();
   await gateway.shutdown();
   return 0;
-}
-
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      process.off("SIGTERM", handler);
-      process.off("SIGINT", handler);
-      resolve(signal);
-    };
-    process.once("SIGTERM", handler);
-    process.once("SIGINT", handler);
-  });
-}
-
-function onSecondSignal(action: () => void): void {
-  process.once("SIGTERM", action);
-  process.once("SIGINT", action);
 }

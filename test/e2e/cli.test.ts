@@ -1,5 +1,7 @@
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { runCli, serveHttp, writeTempConfig } from "../support/cli.js";
+import { CLI, runCli, serveHttp, writeTempConfig } from "../support/cli.js";
 import { fleetYaml, waitFor } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 import { descendants, isAlive } from "../support/processes.js";
@@ -24,6 +26,48 @@ describe("airlock serve", () => {
     expect(await gateway.exited).toBe(0);
     await waitFor(() => children.every((pid) => !isAlive(pid)), 5_000);
     expect(isAlive(grandchild)).toBe(false);
+  });
+});
+
+describe("airlock serve shutdown", () => {
+  it("stops cleanly on SIGINT too", async () => {
+    const gateway = await serveHttp(writeTempConfig(fleetYaml()));
+    const started = await fetch(new URL("/api/mcp_servers/text/start", gateway.baseUrl), { method: "POST" });
+    expect(started.status).toBe(200);
+    const children = descendants(gateway.child.pid!);
+    gateway.child.kill("SIGINT");
+    expect(await gateway.exited).toBe(0);
+    await waitFor(() => children.every((pid) => !isAlive(pid)), 5_000);
+  });
+
+  it("handles a SIGTERM that arrives before it listens", async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--config", writeTempConfig(fleetYaml()), "--port", "0", "--json-logs"],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    // The first line ("gateway started") comes before the HTTP server listens.
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("exits 0 on SIGTERM in stdio mode even while the client keeps stdin open", async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--stdio", "--config", writeTempConfig(fleetYaml())],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stderr.on("data", (chunk) => String(chunk).includes("gateway started") && resolve()),
+    );
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    child.stdin.end();
   });
 });
 
@@ -54,6 +98,13 @@ mcp_servers:
     const result = runCli(["config", "check", "--config", path]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("surprise_section");
+  });
+
+  it("exits 1 with a message for a configuration path that cannot be read", () => {
+    const result = runCli(["config", "check", "--config", tmpdir()]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("exits 1 naming a configuration file that does not exist", () => {

@@ -1,5 +1,3 @@
-import { createWriteStream, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { Writable } from "node:stream";
 import pino, { type Logger as PinoLogger } from "pino";
 
@@ -65,9 +63,9 @@ export function createLogger(options: LoggerOptions): PinoLogger {
   );
 }
 
+/** Synchronous appends: the process may exit right after its last line, which must not be lost. */
 function openFile(path: string): NodeJS.WritableStream {
-  mkdirSync(dirname(path), { recursive: true });
-  return createWriteStream(path, { flags: "a" });
+  return pino.destination({ dest: path, sync: true, mkdir: true, append: true }) as unknown as NodeJS.WritableStream;
 }
 
 function humanReadable(target: NodeJS.WritableStream): Writable {

@@ -7,7 +7,9 @@ import { createManagementServer } from "./management-server.js";
  * Serves the MCP tool surface on this process's stdin/stdout. Resolves once the client hangs up.
  * Nothing else may write to stdout in this mode: logs go to stderr.
  */
-export async function serveStdio(services: AppServices): Promise<{ closed: Promise<void> }> {
+export async function serveStdio(
+  services: AppServices,
+): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
   const server = createManagementServer(services, (signal) => ({
     principal: ANONYMOUS,
     authenticated: false,
@@ -20,5 +22,11 @@ export async function serveStdio(services: AppServices): Promise<{ closed: Promi
     process.stdin.once("end", () => resolve());
   });
   await server.connect(transport);
-  return { closed };
+  return {
+    closed,
+    async close() {
+      await server.close().catch(() => undefined);
+      process.stdin.destroy();
+    },
+  };
 }
