@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 
 let gw: TestGateway;
+
+/** Spec 2 §7: an error type without a REST status is a 500 that says nothing more. */
+const GENERIC_500 = {
+  error: { code: "InternalServerError", message: "An internal server error occurred.", details: null },
+};
 beforeAll(async () => {
   gw = await startTestGateway();
 });
@@ -272,13 +277,64 @@ describe("lifecycle over REST", () => {
   it("reports a server that cannot start as a start failure and keeps it dead with reason start_failed", async () => {
     const res = await inject("POST", "/api/mcp_servers/broken/start");
     expect(res.statusCode).toBe(500);
-    expect(res.json().error.code).toBe("CannotStartMcpServerError");
+    expect(res.json()).toEqual(GENERIC_500);
+    expect(res.body).not.toContain("fails-to-start");
     const detail = (await inject("GET", "/api/mcp_servers/broken")).json();
     expect(detail.state).toBe("dead");
     expect(detail.dead).toMatchObject({ reason: "start_failed", revived_by: "call_or_start" });
     expect(new Date(detail.dead.since).toISOString()).toBe(detail.dead.since);
     const logs = (await inject("GET", "/api/mcp_servers/broken/logs")).json();
     expect(logs.logs.map((l: { content: string }) => l.content).join("\n")).toMatch(/start failed/);
+  });
+});
+
+describe("request bodies and queries", () => {
+  it("read a JSON body whatever its content type says, as curl -d sends it", async () => {
+    const res = await gw.app.inject({
+      method: "POST",
+      url: "/api/mcp_servers/",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: JSON.stringify({ mcp_server_id: "formish", mode: "subprocess", command: ["node", "x.mjs"] }),
+    });
+    expect(res.statusCode).toBe(201);
+    await inject("DELETE", "/api/mcp_servers/formish");
+  });
+
+  it("ignore a malformed body on stop, which needs none", async () => {
+    const res = await gw.app.inject({
+      method: "POST",
+      url: "/api/mcp_servers/text/stop",
+      headers: { "content-type": "application/json" },
+      payload: "{oops",
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ stopped: "text", reason: "user_request" });
+  });
+
+  it("clamp the logs line count to 1-1000, and read an empty value as the default 100", async () => {
+    const ctl = gw.gateway.services.fleet.require("ctl");
+    await gw.gateway.services.invoker.call(
+      ctl,
+      "stderr",
+      { line: "noise", count: 1200 },
+      { callId: "t", timeoutMs: 10_000 },
+    );
+    await waitFor(
+      async () => (await inject("GET", "/api/mcp_servers/ctl/logs?lines=1000")).json().count === 1000,
+    );
+    expect((await inject("GET", "/api/mcp_servers/ctl/logs?lines=0")).json().count).toBe(1);
+    expect((await inject("GET", "/api/mcp_servers/ctl/logs?lines=-5")).json().count).toBe(1);
+    expect((await inject("GET", "/api/mcp_servers/ctl/logs?lines=5000")).json().count).toBe(1000);
+    expect((await inject("GET", "/api/mcp_servers/ctl/logs?lines=")).json().count).toBe(100);
+    expect((await inject("GET", "/api/mcp_servers/ctl/logs")).json().count).toBe(100);
+    const last = (await inject("GET", "/api/mcp_servers/ctl/logs?lines=1")).json().logs[0];
+    expect(last.content).toBe("noise 1200");
+    await inject("POST", "/api/mcp_servers/ctl/stop");
+  });
+
+  it("keep the detail object to the fields of the spec, description included only in summaries", async () => {
+    const detail = (await inject("GET", "/api/mcp_servers/math")).json();
+    expect(detail).not.toHaveProperty("description");
   });
 });
 
@@ -297,7 +353,7 @@ describe("blocking", () => {
     expect(detail).toMatchObject({ state: "cold", alive: false });
     const start = await inject("POST", "/api/mcp_servers/doomed/start");
     expect(start.statusCode).toBe(500);
-    expect(start.json().error.code).toBe("CannotStartMcpServerError");
+    expect(start.json()).toEqual(GENERIC_500);
     await inject("DELETE", "/api/mcp_servers/doomed");
   });
 });
@@ -348,9 +404,7 @@ describe("system and probes", () => {
       const res = await inject("GET", "/api/mcp_servers/");
       expect(res.statusCode).toBe(500);
       expect(res.body).not.toContain("secret");
-      expect(res.json()).toEqual({
-        error: { code: "InternalServerError", message: "An internal server error occurred.", details: null },
-      });
+      expect(res.json()).toEqual(GENERIC_500);
     } finally {
       fleet.list = original;
     }

@@ -33,7 +33,7 @@ type CallSpec = z.output<typeof callSpec>;
 export const callToolsInput = z.object({
   calls: z.array(z.unknown()).describe("1-100 calls, each {mcp_server, tool, arguments?, timeout?}"),
   max_concurrency: z.number().default(10).transform(clampInt(1, 50)).describe("Calls run at once (1-50)"),
-  timeout: z.number().positive().default(DEFAULT_TIMEOUT_S).describe("Seconds per call, clamped to 1-300"),
+  timeout: z.number().default(DEFAULT_TIMEOUT_S).describe("Seconds per call, clamped to 1-300"),
   fail_fast: z.boolean().default(false).describe("After the first failure, cancel the calls not yet started"),
   max_attempts: z
     .number()

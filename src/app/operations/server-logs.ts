@@ -12,11 +12,11 @@ export const serverLogs = defineOperation({
   permissions: ["mcp_servers:read"],
   input: z.object({
     mcp_server: z.string().min(1),
-    lines: z.coerce
-      .number()
-      .catch(DEFAULT_LINES)
-      .default(DEFAULT_LINES)
-      .transform((n) => Math.min(MAX_LINES, Math.max(1, Math.trunc(n)))),
+    // A missing, empty or non-numeric value means the default; numbers are clamped, not refused.
+    lines: z
+      .unknown()
+      .transform((raw) => (raw === undefined || raw === null || raw === "" ? Number.NaN : Number(raw)))
+      .transform((n) => (Number.isFinite(n) ? Math.min(MAX_LINES, Math.max(1, Math.trunc(n))) : DEFAULT_LINES)),
   }),
   async run({ fleet }, input) {
     const server = fleet.require(input.mcp_server);

@@ -54,7 +54,6 @@ export interface ServerDetail {
   idle_time: number;
   meta: Record<string, unknown>;
   dead: DeadView | null;
-  description?: string;
 }
 
 export function healthStatus(server: ManagedServer): HealthStatus {
@@ -129,7 +128,6 @@ export function serverDetail(server: ManagedServer, nowMs: number, nowMono: numb
         : { init_result: {}, tools_count: server.tools?.length ?? 0, started_at: server.startedAt / 1000 },
     dead: deadView(server.lifecycle),
   };
-  if (server.spec.description) detail.description = server.spec.description;
   return detail;
 }
 

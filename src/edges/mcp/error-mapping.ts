@@ -4,18 +4,15 @@ import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../domain/errors.js";
 export interface ToolResultPayload {
   [key: string]: unknown;
   content: { type: "text"; text: string }[];
-  structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
 
-/** A management tool's success: the JSON payload as text, and structured for clients that read it. */
+/**
+ * A management tool's success: the JSON payload as one text block. Not repeated as
+ * `structuredContent`: that would double every response (a batch result carries upstream payloads).
+ */
 export function toolSuccess(payload: unknown): ToolResultPayload {
-  const text = JSON.stringify(payload);
-  const structured =
-    payload !== null && typeof payload === "object" && !Array.isArray(payload)
-      ? (payload as Record<string, unknown>)
-      : undefined;
-  return { content: [{ type: "text", text }], ...(structured && { structuredContent: structured }) };
+  return { content: [{ type: "text", text: JSON.stringify(payload) }] };
 }
 
 /**

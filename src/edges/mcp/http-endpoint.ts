@@ -5,6 +5,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ANONYMOUS } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
+import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
 
 /** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
@@ -48,6 +49,7 @@ export class McpHttpEndpoint {
   }
 
   private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.body === MALFORMED_BODY) return reply.status(400).send(rpcError(-32700, "Parse error"));
     if (request.headers["mcp-session-id"]) return this.handleExisting(request, reply);
     if (!isInitializeRequest(request.body)) {
       return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));

@@ -1,5 +1,24 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { GatewayError, INTERNAL_ERROR_MESSAGE, RequestRejected } from "../../../domain/errors.js";
+import { type ErrorType, GatewayError, INTERNAL_ERROR_MESSAGE, RequestRejected } from "../../../domain/errors.js";
+
+/**
+ * Error types the specification gives a REST status (spec 2 §7), plus the quota refusal of the same
+ * family as the rate limit. Every other error is "any other": a 500 that says nothing more.
+ */
+const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
+  "McpServerNotFoundError",
+  "ToolNotFoundError",
+  "ValidationError",
+  "AuthenticationError",
+  "AccessDeniedError",
+  "AuthorizationError",
+  "RateLimitExceeded",
+  "TenantQuotaExceeded",
+  "McpServerNotReadyError",
+  "McpServerNotHereError",
+  "McpServerDegradedError",
+  "ToolTimeoutError",
+]);
 
 /**
  * The one mapping from errors to REST bodies (spec 2 §7): domain errors as
@@ -8,7 +27,7 @@ import { GatewayError, INTERNAL_ERROR_MESSAGE, RequestRejected } from "../../../
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request, reply) => {
-    if (error instanceof GatewayError) {
+    if (error instanceof GatewayError && REST_VISIBLE.has(error.type)) {
       if (error.type === "RateLimitExceeded" && typeof error.details?.retry_after === "number") {
         reply.header("Retry-After", String(Math.ceil(error.details.retry_after)));
       }
@@ -25,7 +44,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         .status(fastifyError.statusCode)
         .send({ error: "invalid_body", detail: fastifyError.message ?? "invalid request" });
     }
-    request.log.error({ err: error }, "unhandled error");
+    request.log.error({ err: error }, "request failed");
     return reply
       .status(500)
       .send({ error: { code: "InternalServerError", message: INTERNAL_ERROR_MESSAGE, details: null } });

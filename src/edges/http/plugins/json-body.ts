@@ -1,28 +1,37 @@
 import type { FastifyInstance } from "fastify";
 import { RequestRejected } from "../../../domain/errors.js";
 
+/** Stands for a body that is not valid JSON, so each route decides what that means. */
+export const MALFORMED_BODY: unique symbol = Symbol("malformed body");
+
 /**
- * JSON bodies: an empty body reads as `{}` (clients often send a JSON content type on body-less
- * POSTs such as stop), a malformed one answers 400 `invalid_body`.
+ * Bodies are JSON whatever the content type says (`curl -d` sends a form type): an empty body reads
+ * as `{}`, a malformed one as {@link MALFORMED_BODY}.
  */
 export function registerJsonBody(app: FastifyInstance): void {
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, {});
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new RequestRejected(400, "invalid_body", "Request body is not valid JSON"), undefined);
+      done(null, MALFORMED_BODY);
     }
   });
 }
 
-/** The body as an object, or a 400 `invalid_body` for arrays, strings and numbers. */
+/** The body as an object, or a 400 `invalid_body` for malformed JSON, arrays, strings and numbers. */
 export function objectBody(body: unknown): Record<string, unknown> {
+  if (body === MALFORMED_BODY) throw new RequestRejected(400, "invalid_body", "request body is not valid JSON");
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) {
-    throw new RequestRejected(400, "invalid_body", "Request body must be a JSON object");
+    throw new RequestRejected(400, "invalid_body", "request body must be a JSON object");
   }
   return body as Record<string, unknown>;
+}
+
+/** The body as an object when it is one, otherwise `{}`: for routes whose body is optional. */
+export function optionalObjectBody(body: unknown): Record<string, unknown> {
+  return body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }

@@ -4,7 +4,7 @@ import { OPERATIONS as op } from "../../../app/catalog.js";
 import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody } from "../plugins/json-body.js";
+import { objectBody, optionalObjectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
 
 type IdParams = { Params: { id: string } };
@@ -14,8 +14,9 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
   const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
     execute(services, operation, input, restContext(request as FastifyRequest));
 
-  app.get<{ Querystring: { state?: string } }>("/mcp_servers/", async (request) => {
-    const result = await run(op.listServers, { state_filter: request.query.state ?? null }, request);
+  app.get<{ Querystring: { state?: string | string[] } }>("/mcp_servers/", async (request) => {
+    const state = [request.query.state].flat()[0] ?? null;
+    const result = await run(op.listServers, { state_filter: state }, request);
     return { mcp_servers: result.mcp_servers };
   });
 
@@ -47,7 +48,7 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
   );
 
   app.post<IdParams>("/mcp_servers/:id/stop", async (request) => {
-    const reason = objectBody(request.body).reason;
+    const reason = optionalObjectBody(request.body).reason;
     const input = { mcp_server: request.params.id, ...(typeof reason === "string" && { reason }) };
     return run(op.stopServer, input, request);
   });
