@@ -2,6 +2,7 @@ import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
 import type { ToolInvoker } from "./fleet/tool-invoker.js";
 import type { Clock } from "./ports/clock.js";
+import type { EndpointGuard } from "./ports/endpoint-guard.js";
 import type { Hasher } from "./ports/hasher.js";
 import type { IdGenerator } from "./ports/id-generator.js";
 import type { Logger } from "./ports/logger.js";
@@ -34,6 +35,8 @@ export interface ServiceSettings {
 export interface AppServices {
   fleet: Fleet;
   invoker: ToolInvoker;
+  /** The SSRF policy for endpoints registered through REST. */
+  endpointGuard: EndpointGuard;
   bus: EventBus;
   clock: Clock;
   ids: IdGenerator;

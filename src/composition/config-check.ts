@@ -1,4 +1,9 @@
-import { ConfigFileMissingError, ConfigFileReadError, ConfigValidationError, loadConfig } from "../config/load.js";
+import {
+  ConfigFileMissingError,
+  ConfigFileReadError,
+  ConfigValidationError,
+  loadConfig,
+} from "../config/load.js";
 
 /** `airlock config check`: strict validation (unknown keys are errors). Returns the exit code. */
 export function runConfigCheck(configPath: string | undefined): number {

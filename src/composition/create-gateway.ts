@@ -1,14 +1,20 @@
 import { hostname } from "node:os";
 import type { FastifyInstance } from "fastify";
+import { DnsEndpointGuard } from "../adapters/net/dns-endpoint-guard.js";
+import { UndiciHttpClientFactory } from "../adapters/net/undici-http-client-factory.js";
 import { NodeHasher } from "../adapters/system/node-hasher.js";
 import { NodeIdGenerator } from "../adapters/system/node-ids.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
+import { removeProcessContainers } from "../adapters/upstream/docker/container-registry.js";
+import { DockerUpstreamFactory } from "../adapters/upstream/docker/docker-upstream-factory.js";
+import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstream-factory.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { EventBus } from "../app/event-bus.js";
 import { Fleet } from "../app/fleet/fleet.js";
 import { ToolInvoker } from "../app/fleet/tool-invoker.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { AppServices } from "../app/services.js";
+import type { EnvSettings } from "../config/load.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { isGroupEntry } from "../config/schema.js";
 import { AutoRecovery } from "../control/auto-recovery.js";
@@ -20,6 +26,9 @@ import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import { specFromEntry } from "./server-specs.js";
 import { VERSION } from "./version.js";
 
+/** How the gateway introduces itself to upstream servers in `initialize`. */
+const CLIENT_INFO = { name: "airlock", version: VERSION };
+
 /** Spawn + initialize + tools/list of one start; generous for `npx`-launched servers. */
 const START_TIMEOUT_MS = 30_000;
 /** Decisions "Lifecycle details": a health check is `tools/list` with a 5 s timeout. */
@@ -27,6 +36,8 @@ const HEALTH_CHECK_TIMEOUT_MS = 5_000;
 
 export interface GatewayOptions {
   config: GatewayConfig;
+  /** Settings read from the environment only (container engine endpoint, ...). */
+  env: EnvSettings;
   logger: Logger;
   /** Instance label; defaults to the host name. */
   instanceLabel?: string;
@@ -44,15 +55,25 @@ export interface Gateway {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const { config, logger } = options;
+  const { config, logger, env } = options;
   const clock = new SystemClock();
   const ids = new NodeIdGenerator();
   const hasher = new NodeHasher();
   const instanceId = `${options.instanceLabel ?? hostname()}-${ids.hex(4)}`;
   const bus = new EventBus({ clock, ids, logger, instanceId });
+  const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const fleet = new Fleet({
     factories: {
-      subprocess: new SubprocessUpstreamFactory({ clientInfo: { name: "airlock", version: VERSION } }),
+      subprocess: new SubprocessUpstreamFactory({ clientInfo: CLIENT_INFO }),
+      docker: new DockerUpstreamFactory(env.containerEndpoint, {
+        runtime: env.containerRuntime,
+        clientInfo: CLIENT_INFO,
+      }),
+      remote: new RemoteUpstreamFactory({
+        clientInfo: CLIENT_INFO,
+        guard: endpointGuard,
+        http: new UndiciHttpClientFactory({ guard: endpointGuard }),
+      }),
     },
     bus,
     clock,
@@ -78,13 +99,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       logger.warn({ group_id: id }, "groups are not served by this release; the entry is ignored");
       continue;
     }
-    fleet.register(specFromEntry(id, entry));
+    const spec = specFromEntry(id, entry);
+    if (spec.endpoint) {
+      // Spec 2 §2: a declared endpoint is trusted; say so once, so operators know the guard skips it.
+      logger.info(
+        { mcp_server_id: id, endpoint: spec.endpoint },
+        "trusted endpoint from configuration: SSRF policy not applied",
+      );
+    }
+    fleet.register(spec);
     declared.add(id);
   }
 
   const services: AppServices = {
     fleet,
     invoker,
+    endpointGuard,
     bus,
     clock,
     ids,
@@ -134,6 +164,13 @@ export function createGateway(options: GatewayOptions): Gateway {
         await Promise.all(loops.map((loop) => loop.stop()));
         await endpoint?.close();
         await fleet.shutdown();
+        // Containers a crash left behind, or created by an attempt the shutdown abandoned; the engine
+        // is only asked when the fleet has container servers.
+        if (fleet.list().some((server) => server.spec.mode === "docker")) {
+          const leftovers = await removeProcessContainers(env.containerEndpoint);
+          if (leftovers.failed.length > 0)
+            logger.warn({ containers: leftovers.failed }, "could not remove containers");
+        }
       })();
       return shuttingDown;
     },

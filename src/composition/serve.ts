@@ -58,7 +58,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     return 1;
   }
 
-  const gateway = createGateway({ config, logger });
+  const gateway = createGateway({ config, logger, env: loaded.env });
   gateway.startBackground();
   logger.info(
     {

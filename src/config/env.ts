@@ -22,6 +22,20 @@ export interface CliOverrides {
   readonly jsonLogs?: boolean | undefined;
 }
 
+/**
+ * Where the container engine's API listens (docker mode): a unix socket, or a plain-HTTP TCP
+ * address. Structurally the same as the docker adapter's `DockerEndpoint`.
+ */
+export type ContainerEndpoint =
+  | { readonly socketPath: string }
+  | { readonly host: string; readonly port: number };
+
+export const DEFAULT_DOCKER_SOCKET = "/var/run/docker.sock";
+/** Rootful Podman's API socket; a rootless one lives under `$XDG_RUNTIME_DIR`. */
+export const DEFAULT_PODMAN_SOCKET = "/run/podman/podman.sock";
+/** The engine's plain-HTTP port when a `tcp://` address names none (Docker's convention). */
+const DEFAULT_ENGINE_TCP_PORT = 2375;
+
 export const COMPLIANCE_FORMATS = ["cef", "json-lines", "leef", "syslog"] as const;
 export type ComplianceFormat = (typeof COMPLIANCE_FORMATS)[number];
 
@@ -31,6 +45,12 @@ export interface EnvSettings {
   readonly trustedProxies: readonly string[];
   /** `MCP_CONTAINER_RUNTIME`: which engine serves docker-mode servers. */
   readonly containerRuntime: "docker" | "podman";
+  /**
+   * The engine's API endpoint. docker: `DOCKER_HOST`, else `/var/run/docker.sock`; podman:
+   * `CONTAINER_HOST`, else `$XDG_RUNTIME_DIR/podman/podman.sock` (rootless) when XDG_RUNTIME_DIR is
+   * set, else `/run/podman/podman.sock`. Only `unix://` and `tcp://` addresses are accepted.
+   */
+  readonly containerEndpoint: ContainerEndpoint;
   /** `MCP_COMPLIANCE_FORMAT`: SIEM export format, or null when export is off. */
   readonly complianceFormat: ComplianceFormat | null;
   /** `MCP_COMPLIANCE_OUTPUT`: file of the SIEM export; null means stderr. */
@@ -116,6 +136,42 @@ function readComplianceFormat(reader: EnvReader): ComplianceFormat | null {
   return null;
 }
 
+const ENDPOINT_RULE = "must be unix:///path/to/socket or tcp://host:port";
+
+/** Reads `DOCKER_HOST` or `CONTAINER_HOST`: `unix:///path` or `tcp://host[:port]`. */
+function readEndpointVariable(reader: EnvReader, name: string): ContainerEndpoint | undefined {
+  const value = reader.text(name);
+  if (value === undefined) return undefined;
+  if (value.startsWith("unix://")) {
+    const socketPath = value.slice("unix://".length);
+    return socketPath.startsWith("/") ? { socketPath } : reader.refuse(name, ENDPOINT_RULE);
+  }
+  if (value.startsWith("tcp://")) {
+    let url: URL;
+    try {
+      url = new URL(`http://${value.slice("tcp://".length)}`);
+    } catch {
+      return reader.refuse(name, ENDPOINT_RULE);
+    }
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+    if (host === "" || (url.pathname !== "/" && url.pathname !== ""))
+      return reader.refuse(name, ENDPOINT_RULE);
+    return { host, port: url.port === "" ? DEFAULT_ENGINE_TCP_PORT : Number(url.port) };
+  }
+  return reader.refuse(name, ENDPOINT_RULE);
+}
+
+function readContainerEndpoint(reader: EnvReader, runtime: "docker" | "podman"): ContainerEndpoint {
+  if (runtime === "docker") {
+    return readEndpointVariable(reader, "DOCKER_HOST") ?? { socketPath: DEFAULT_DOCKER_SOCKET };
+  }
+  const explicit = readEndpointVariable(reader, "CONTAINER_HOST");
+  if (explicit) return explicit;
+  const runtimeDir = reader.text("XDG_RUNTIME_DIR");
+  if (runtimeDir !== undefined) return { socketPath: `${runtimeDir.replace(/\/+$/, "")}/podman/podman.sock` };
+  return { socketPath: DEFAULT_PODMAN_SOCKET };
+}
+
 /** Reads and validates the environment-only settings. */
 export function readEnvSettings(env: Environment): { settings: EnvSettings; issues: ConfigIssue[] } {
   const reader = new EnvReader(env);
@@ -123,9 +179,11 @@ export function readEnvSettings(env: Environment): { settings: EnvSettings; issu
   if (runtime !== undefined && runtime !== "docker" && runtime !== "podman") {
     reader.refuse("MCP_CONTAINER_RUNTIME", "must be docker or podman");
   }
+  const containerRuntime = runtime === "podman" ? "podman" : "docker";
   const settings: EnvSettings = {
     trustedProxies: readTrustedProxies(reader),
-    containerRuntime: runtime === "podman" ? "podman" : "docker",
+    containerRuntime,
+    containerEndpoint: readContainerEndpoint(reader, containerRuntime),
     complianceFormat: readComplianceFormat(reader),
     complianceOutput: reader.text("MCP_COMPLIANCE_OUTPUT") ?? null,
     strict: reader.bool("GATEWAY_CONFIG_STRICT") ?? false,

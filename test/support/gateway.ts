@@ -34,8 +34,8 @@ export interface TestGateway {
 
 /** A gateway wired exactly as `serve` wires it, from YAML text, with its HTTP app (not listening). */
 export async function startTestGateway(yaml = fleetYaml()): Promise<TestGateway> {
-  const { config } = parseConfig(yaml, { env: {} });
-  const gateway = createGateway({ config, logger: pino({ level: "silent" }), instanceLabel: "test" });
+  const { config, env } = parseConfig(yaml, { env: {} });
+  const gateway = createGateway({ config, env, logger: pino({ level: "silent" }), instanceLabel: "test" });
   const app = await gateway.http();
   return {
     gateway,

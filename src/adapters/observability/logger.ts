@@ -65,7 +65,12 @@ export function createLogger(options: LoggerOptions): PinoLogger {
 
 /** Synchronous appends: the process may exit right after its last line, which must not be lost. */
 function openFile(path: string): NodeJS.WritableStream {
-  return pino.destination({ dest: path, sync: true, mkdir: true, append: true }) as unknown as NodeJS.WritableStream;
+  return pino.destination({
+    dest: path,
+    sync: true,
+    mkdir: true,
+    append: true,
+  }) as unknown as NodeJS.WritableStream;
 }
 
 function humanReadable(target: NodeJS.WritableStream): Writable {

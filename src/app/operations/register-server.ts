@@ -45,7 +45,7 @@ export const registerServer = defineOperation({
   permissions: ["mcp_servers:write"],
   // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
   input: z.record(z.string(), z.unknown()),
-  async run({ fleet }, body) {
+  async run({ fleet, endpointGuard }, body) {
     const missing = ["mcp_server_id", "mode"].filter((k) => !Object.hasOwn(body, k));
     const mode = body.mode as ServerMode | undefined;
     const needed = mode && Object.hasOwn(REQUIRED_BY_MODE, mode) ? REQUIRED_BY_MODE[mode] : undefined;
@@ -56,9 +56,15 @@ export const registerServer = defineOperation({
     const parsed = registration.safeParse(body);
     if (!parsed.success) throw zodValidation(parsed.error);
     const reg = parsed.data;
-    if (fleet.has(reg.mcp_server_id)) {
-      throw validationError(`McpServer already exists: ${reg.mcp_server_id}`, { field: "mcp_server_id" });
-    }
+    const refuseDuplicate = () => {
+      if (fleet.has(reg.mcp_server_id)) {
+        throw validationError(`McpServer already exists: ${reg.mcp_server_id}`, { field: "mcp_server_id" });
+      }
+    };
+    refuseDuplicate();
+    // Spec 1 §4 rule 2: an endpoint registered here may not reach private or link-local addresses.
+    if (reg.endpoint) await endpointGuard.assertAllowed(reg.endpoint);
+    refuseDuplicate();
     const spec: ServerSpec = {
       id: reg.mcp_server_id,
       mode: reg.mode,

@@ -16,7 +16,9 @@ export const serverLogs = defineOperation({
     lines: z
       .unknown()
       .transform((raw) => (raw === undefined || raw === null || raw === "" ? Number.NaN : Number(raw)))
-      .transform((n) => (Number.isFinite(n) ? Math.min(MAX_LINES, Math.max(1, Math.trunc(n))) : DEFAULT_LINES)),
+      .transform((n) =>
+        Number.isFinite(n) ? Math.min(MAX_LINES, Math.max(1, Math.trunc(n))) : DEFAULT_LINES,
+      ),
   }),
   async run({ fleet }, input) {
     const server = fleet.require(input.mcp_server);

@@ -21,7 +21,7 @@ export function matchesAny(name: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => fnmatch(name, pattern));
 }
 
-const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
 
 /** Pattern to regular-expression source, following CPython's `fnmatch.translate`. */
 function translate(pattern: string): string {
@@ -50,7 +50,7 @@ function translate(pattern: string): string {
       const escaped = body.replace(/\\/g, "\\\\").replace(/\^/g, "\\^");
       out += negate ? `[^${escaped}]` : `[${escaped}]`;
     } else {
-      out += escape(c);
+      out += escapeRegExp(c);
     }
   }
   return out;

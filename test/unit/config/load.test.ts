@@ -260,6 +260,7 @@ describe("environment-only settings", () => {
     expect(parse("{}").env).toEqual({
       trustedProxies: ["127.0.0.1", "::1"],
       containerRuntime: "docker",
+      containerEndpoint: { socketPath: "/var/run/docker.sock" },
       complianceFormat: null,
       complianceOutput: null,
       strict: false,
@@ -276,6 +277,7 @@ describe("environment-only settings", () => {
     expect(parse("{}", env).env).toEqual({
       trustedProxies: ["10.0.0.1", "192.168.0.0/16", "fd00::/8"],
       containerRuntime: "podman",
+      containerEndpoint: { socketPath: "/run/podman/podman.sock" },
       complianceFormat: "json-lines",
       complianceOutput: "/var/log/siem.log",
       strict: false,
@@ -303,6 +305,59 @@ describe("environment-only settings", () => {
         code: "invalid_env",
       },
     ]);
+  });
+
+  it("read the docker engine endpoint from DOCKER_HOST, unix or tcp", () => {
+    const endpoint = (env: Environment) => parse("{}", env).env.containerEndpoint;
+    expect(endpoint({ DOCKER_HOST: "unix:///tmp/engine.sock" })).toEqual({ socketPath: "/tmp/engine.sock" });
+    expect(endpoint({ DOCKER_HOST: "tcp://10.0.0.5:2376" })).toEqual({ host: "10.0.0.5", port: 2376 });
+    expect(endpoint({ DOCKER_HOST: "tcp://docker.internal" })).toEqual({
+      host: "docker.internal",
+      port: 2375,
+    });
+    expect(endpoint({ DOCKER_HOST: "tcp://[::1]:2375" })).toEqual({ host: "::1", port: 2375 });
+  });
+
+  it("select Podman's socket: CONTAINER_HOST, then the rootless socket under XDG_RUNTIME_DIR, then the rootful one", () => {
+    const endpoint = (env: Environment) =>
+      parse("{}", { MCP_CONTAINER_RUNTIME: "podman", ...env }).env.containerEndpoint;
+    expect(
+      endpoint({
+        CONTAINER_HOST: "unix:///run/user/1000/podman/custom.sock",
+        XDG_RUNTIME_DIR: "/run/user/1000",
+        DOCKER_HOST: "unix:///var/run/docker.sock",
+      }),
+    ).toEqual({ socketPath: "/run/user/1000/podman/custom.sock" });
+    expect(endpoint({ CONTAINER_HOST: "tcp://127.0.0.1:8888" })).toEqual({ host: "127.0.0.1", port: 8888 });
+    expect(
+      endpoint({ XDG_RUNTIME_DIR: "/run/user/1000/", DOCKER_HOST: "unix:///var/run/docker.sock" }),
+    ).toEqual({
+      socketPath: "/run/user/1000/podman/podman.sock",
+    });
+    expect(endpoint({ DOCKER_HOST: "tcp://10.0.0.5:2375" })).toEqual({
+      socketPath: "/run/podman/podman.sock",
+    });
+  });
+
+  it("ignore CONTAINER_HOST and XDG_RUNTIME_DIR when the runtime is docker", () => {
+    expect(
+      parse("{}", { CONTAINER_HOST: "unix:///run/podman/podman.sock", XDG_RUNTIME_DIR: "/run/user/1000" }).env
+        .containerEndpoint,
+    ).toEqual({ socketPath: "/var/run/docker.sock" });
+  });
+
+  it("refuse an engine address that is neither unix:// nor tcp://, naming the variable", () => {
+    const rule = "must be unix:///path/to/socket or tcp://host:port";
+    expect(refusal(() => parse("{}", { DOCKER_HOST: "ssh://user@host" })).issues).toEqual([
+      { path: "DOCKER_HOST", message: rule, code: "invalid_env" },
+    ]);
+    expect(refusal(() => parse("{}", { DOCKER_HOST: "unix://relative.sock" })).issues).toEqual([
+      { path: "DOCKER_HOST", message: rule, code: "invalid_env" },
+    ]);
+    expect(
+      refusal(() => parse("{}", { MCP_CONTAINER_RUNTIME: "podman", CONTAINER_HOST: "tcp://host:99999" }))
+        .issues,
+    ).toEqual([{ path: "CONTAINER_HOST", message: rule, code: "invalid_env" }]);
   });
 
   it("turn strict mode on with GATEWAY_CONFIG_STRICT", () => {

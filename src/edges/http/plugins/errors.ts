@@ -1,5 +1,10 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { type ErrorType, GatewayError, INTERNAL_ERROR_MESSAGE, RequestRejected } from "../../../domain/errors.js";
+import {
+  type ErrorType,
+  GatewayError,
+  INTERNAL_ERROR_MESSAGE,
+  RequestRejected,
+} from "../../../domain/errors.js";
 
 /**
  * Error types the specification gives a REST status (spec 2 §7), plus the quota refusal of the same

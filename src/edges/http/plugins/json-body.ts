@@ -23,7 +23,8 @@ export function registerJsonBody(app: FastifyInstance): void {
 
 /** The body as an object, or a 400 `invalid_body` for malformed JSON, arrays, strings and numbers. */
 export function objectBody(body: unknown): Record<string, unknown> {
-  if (body === MALFORMED_BODY) throw new RequestRejected(400, "invalid_body", "request body is not valid JSON");
+  if (body === MALFORMED_BODY)
+    throw new RequestRejected(400, "invalid_body", "request body is not valid JSON");
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) {
     throw new RequestRejected(400, "invalid_body", "request body must be a JSON object");
@@ -33,5 +34,7 @@ export function objectBody(body: unknown): Record<string, unknown> {
 
 /** The body as an object when it is one, otherwise `{}`: for routes whose body is optional. */
 export function optionalObjectBody(body: unknown): Record<string, unknown> {
-  return body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return body !== null && typeof body === "object" && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
 }

@@ -1,0 +1,223 @@
+import type { Duplex } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { LogSink } from "../../../app/ports/upstream.js";
+import { FrameDemuxer } from "./frame-demuxer.js";
+import { LineSplitter } from "./line-splitter.js";
+import { type ContainerExit, describeContainerExit } from "./managed-container.js";
+
+/**
+ * Largest amount of unread stdout kept while waiting for a newline: as in subprocess mode, well
+ * above the 10 MB per-call result limit so the gateway's `ResponseTooLarge` check decides, not the
+ * stream. A server exceeding it is stopped.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * After the engine reported the exit, how long the attach stream may still deliver what the
+ * server wrote just before dying (its last response). The engine closes the stream right after it
+ * copied the last output, so this is only a bound.
+ */
+const STREAM_DRAIN_MS = 500;
+
+/**
+ * After the attach stream ended, how long to wait for the engine to report the exit code. Both
+ * usually arrive together; without an exit by then the stream was lost while the container may
+ * still run, and it is stopped.
+ */
+const EXIT_REPORT_MS = 2_000;
+
+export interface ContainerTransportOptions {
+  /** The hijacked attach connection: raw stdin in, multiplexed stdout/stderr out. */
+  readonly stream: Duplex;
+  /** Resolves when the container stopped; never rejects. */
+  readonly exited: Promise<ContainerExit>;
+  /** Stops and removes the container; idempotent, never rejects. */
+  readonly dispose: () => Promise<void>;
+  readonly logs: LogSink;
+  readonly maxMessageBytes?: number;
+}
+
+/**
+ * An MCP client transport over a container's attach stream: JSON-RPC lines go to stdin, stdout
+ * frames carry the answers, stderr frames go line by line to the `LogSink`.
+ *
+ * Reading starts at construction, so stderr written before `initialize` is kept. Guaranteed:
+ * `close()` is idempotent and resolves once the container was stopped and removed; `onclose`
+ * fires exactly once, after the container exited or the stream broke, and `ended` then resolves
+ * with a readable reason (`container exited with code 3`). When the container ends on its own it
+ * is removed too; `removed` resolves once that is done.
+ */
+export class ContainerTransport implements Transport {
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  onmessage?: Transport["onmessage"];
+
+  /** Resolves once, when the transport is finished, with why. */
+  readonly ended: Promise<string>;
+
+  private readonly readBuffer: ReadBuffer;
+  private readonly maxMessageBytes: number;
+  private readonly demuxer: FrameDemuxer;
+  private readonly stderrDecoder = new StringDecoder("utf8");
+  private readonly stderrLines: LineSplitter;
+  private exit: ContainerExit | undefined;
+  private streamEnded = false;
+  private resolveStreamEnded: () => void = () => {};
+  private readonly streamEndedPromise: Promise<void>;
+  /** Why we stopped the container ourselves without being asked (broken stream, oversized message). */
+  private cause: string | undefined;
+  private closeRequested = false;
+  private finished = false;
+  private endReason: string | undefined;
+  private resolveEnded: (reason: string) => void = () => {};
+  private removal: Promise<void> | undefined;
+
+  constructor(private readonly options: ContainerTransportOptions) {
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.readBuffer = new ReadBuffer({ maxBufferSize: this.maxMessageBytes });
+    this.ended = new Promise((resolve) => {
+      this.resolveEnded = resolve;
+    });
+    this.streamEndedPromise = new Promise((resolve) => {
+      this.resolveStreamEnded = resolve;
+    });
+    this.stderrLines = new LineSplitter((line) => options.logs.append("stderr", line));
+    this.demuxer = new FrameDemuxer(
+      (stream, bytes) => (stream === "stdout" ? this.handleStdout(bytes) : this.handleStderr(bytes)),
+      (streamByte) =>
+        this.stopUnasked(`the container's output is not multiplexed (stream byte ${streamByte})`),
+    );
+    const { stream } = options;
+    stream.on("data", (chunk: Buffer) => this.demuxer.push(chunk));
+    stream.on("end", () => this.handleStreamEnd());
+    stream.on("close", () => this.handleStreamEnd());
+    stream.on("error", (error) => {
+      this.onerror?.(error);
+      this.handleStreamEnd();
+    });
+    void options.exited.then((exit) => this.handleExit(exit));
+  }
+
+  /** How the container ended, once known. */
+  get exitStatus(): ContainerExit | undefined {
+    return this.exit;
+  }
+
+  /** The reason `ended` resolved with, once finished. */
+  get closedReason(): string | undefined {
+    return this.endReason;
+  }
+
+  /** Resolves once the container is removed (after `close()`, or after it ended on its own). */
+  get removed(): Promise<void> {
+    return this.removal ?? this.ended.then(() => this.removal);
+  }
+
+  async start(): Promise<void> {
+    // Reading began at construction; nothing else to do.
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const { stream } = this.options;
+    if (this.finished || this.cause || !stream.writable) return Promise.reject(new Error("Not connected"));
+    return new Promise((resolve, reject) => {
+      stream.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Stops and removes the container; resolves once it is removed. */
+  async close(): Promise<void> {
+    this.closeRequested = true;
+    await this.remove();
+    this.finish();
+    await this.ended;
+  }
+
+  private handleStdout(bytes: Buffer): void {
+    if (this.finished || this.cause) return;
+    try {
+      this.readBuffer.append(bytes);
+    } catch {
+      this.stopUnasked(`the server sent a message larger than ${this.maxMessageBytes} bytes`);
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.readBuffer.readMessage();
+      } catch (error) {
+        // The buffer already skipped the bad line: report it and keep reading.
+        const text = error instanceof Error ? error.message : String(error);
+        this.options.logs.append("stdout", `ignored a stdout line that is not JSON-RPC: ${text}`);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  private handleStderr(bytes: Buffer): void {
+    this.stderrLines.push(this.stderrDecoder.write(bytes));
+  }
+
+  private handleStreamEnd(): void {
+    if (this.streamEnded) return;
+    this.streamEnded = true;
+    this.stderrLines.push(this.stderrDecoder.end());
+    this.stderrLines.end();
+    this.resolveStreamEnded();
+    if (this.exit || this.closeRequested || this.finished) return;
+    void within(this.options.exited, EXIT_REPORT_MS).then((reported) => {
+      if (!reported) this.stopUnasked("lost the container's attach stream while it was running");
+    });
+  }
+
+  private handleExit(exit: ContainerExit): void {
+    this.exit = exit;
+    void within(this.streamEndedPromise, STREAM_DRAIN_MS).then(() => this.finish());
+  }
+
+  /** The connection broke while the container may run: stop and remove it, remembering why. */
+  private stopUnasked(cause: string): void {
+    if (this.cause || this.closeRequested || this.finished) return;
+    this.cause = cause;
+    void this.remove().then(() => this.finish());
+  }
+
+  private remove(): Promise<void> {
+    this.removal ??= this.options.dispose();
+    return this.removal;
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.readBuffer.clear();
+    this.endReason = this.reason();
+    this.options.stream.destroy();
+    // A container that ended on its own is removed too: AutoRemove is off so its exit code could be read.
+    void this.remove();
+    this.resolveEnded(this.endReason);
+    this.onclose?.();
+  }
+
+  private reason(): string {
+    if (this.cause) return this.cause;
+    if (this.exit) return describeContainerExit(this.exit);
+    return "closed";
+  }
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise; never leaves a timer behind. */
+function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The longest log line kept whole, in UTF-16 characters. A container that writes without ever
+ * ending a line would otherwise grow this buffer without bound; past this size the text so far is
+ * emitted as a line of its own. 16 Ki characters is far above any real log line.
+ */
+export const MAX_LINE_CHARS = 16 * 1024;
+
+/**
+ * The same helper as `upstream/subprocess/line-splitter.ts`: adapter folders never import each
+ * other, so the few lines are kept here too.
+ *
+ * Turns decoded text chunks into lines (without the `\n` or `\r\n`). Feed it with `push`, then call
+ * `end` once the stream ended to emit a last unterminated line.
+ */
+export class LineSplitter {
+  private pending = "";
+
+  constructor(private readonly emit: (line: string) => void) {}
+
+  push(chunk: string): void {
+    let text = this.pending + chunk;
+    let newline = text.indexOf("\n");
+    while (newline !== -1) {
+      this.emitLine(text.slice(0, newline));
+      text = text.slice(newline + 1);
+      newline = text.indexOf("\n");
+    }
+    while (text.length > MAX_LINE_CHARS) {
+      this.emit(text.slice(0, MAX_LINE_CHARS));
+      text = text.slice(MAX_LINE_CHARS);
+    }
+    this.pending = text;
+  }
+
+  end(): void {
+    if (this.pending.length > 0) this.emitLine(this.pending);
+    this.pending = "";
+  }
+
+  private emitLine(raw: string): void {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.length <= MAX_LINE_CHARS) {
+      this.emit(line);
+      return;
+    }
+    for (let start = 0; start < line.length; start += MAX_LINE_CHARS) {
+      this.emit(line.slice(start, start + MAX_LINE_CHARS));
+    }
+  }
+}
