@@ -39,6 +39,8 @@ export interface GatewayOptions {
   /** Settings read from the environment only (container engine endpoint, ...). */
   env: EnvSettings;
   logger: Logger;
+  /** Directory of the configuration file: declared local servers run there. */
+  configDir?: string;
   /** Instance label; defaults to the host name. */
   instanceLabel?: string;
 }
@@ -99,7 +101,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       logger.warn({ group_id: id }, "groups are not served by this release; the entry is ignored");
       continue;
     }
-    const spec = specFromEntry(id, entry);
+    const spec = specFromEntry(id, entry, options.configDir);
     if (spec.endpoint) {
       // Spec 2 §2: a declared endpoint is trusted; say so once, so operators know the guard skips it.
       logger.info(

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createLogger } from "../adapters/observability/logger.js";
 import {
@@ -58,7 +59,8 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     return 1;
   }
 
-  const gateway = createGateway({ config, logger, env: loaded.env });
+  const configDir = loaded.path ? dirname(loaded.path) : undefined;
+  const gateway = createGateway({ config, logger, env: loaded.env, configDir });
   gateway.startBackground();
   logger.info(
     {

@@ -43,7 +43,7 @@ function runtimeMode(mode: string): ServerMode {
 }
 
 /** A declared server as the runtime needs it. */
-export function specFromEntry(id: string, entry: ServerEntryFields): ServerSpec {
+export function specFromEntry(id: string, entry: ServerEntryFields, cwd?: string): ServerSpec {
   const options = Object.fromEntries(Object.entries(entry).filter(([k, v]) => !MAPPED.has(k) && v != null));
   return {
     id,
@@ -53,6 +53,7 @@ export function specFromEntry(id: string, entry: ServerEntryFields): ServerSpec 
     ...(entry.endpoint && { endpoint: entry.endpoint }),
     ...(entry.args && { args: [...entry.args] }),
     env: { ...(entry.env ?? {}) },
+    ...(cwd !== undefined && { cwd }),
     idle_ttl_s: entry.idle_ttl_s,
     health_check_interval_s: entry.health_check_interval_s,
     max_consecutive_failures: entry.max_consecutive_failures,

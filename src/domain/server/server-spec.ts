@@ -21,6 +21,12 @@ export interface ServerSpec {
   readonly endpoint?: string;
   readonly args?: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Working directory of a local server (subprocess command, docker build context). Servers of the
+   * configuration file run in the file's directory, so relative paths there mean the same wherever
+   * the gateway was started.
+   */
+  readonly cwd?: string;
   readonly idle_ttl_s: number;
   readonly health_check_interval_s: number;
   readonly max_consecutive_failures: number;
