@@ -1,0 +1,40 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { migrateToLatest, type SqlStore } from "../sql-store.js";
+
+export interface SqliteOptions {
+  /** Database file; `:memory:` for a private in-memory database. */
+  path: string;
+}
+
+/** Waits this long for a lock held by another connection before failing a write. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens (creating folder and file when missing) a SQLite database in WAL mode and migrates it.
+ * WAL lets readers proceed during writes; `synchronous=NORMAL` is durable across process crashes
+ * (not power loss) and keeps commits cheap, which the batched event appends rely on.
+ */
+export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<DB>> {
+  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  const database = new Database(options.path);
+  try {
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    database.pragma("foreign_keys = ON");
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  try {
+    await migrateToLatest(db as Kysely<unknown>, "sqlite");
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, dialect: "sqlite", description: `sqlite ${options.path}`, close: () => db.destroy() };
+}

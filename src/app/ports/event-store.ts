@@ -1,0 +1,46 @@
+import type { DomainEvent } from "../../domain/events.js";
+
+/** An event as stored: its global position (commit order) and its version within its stream. */
+export interface StoredEvent {
+  /** Global position, strictly increasing in commit order, starting at 1; gap-free per store. */
+  readonly position: number;
+  readonly stream_id: string;
+  /** Version within the stream, starting at 1, gap-free. */
+  readonly stream_version: number;
+  readonly event: DomainEvent;
+}
+
+export interface ReadStreamOptions {
+  /** First stream version returned (inclusive); default 1. */
+  fromVersion?: number;
+  /** At most this many events; default 100. */
+  limit?: number;
+  /** Only events of these types (others are skipped, not counted). */
+  types?: readonly string[];
+}
+
+export interface ReadAllOptions {
+  /** First global position returned (inclusive); default 1. */
+  fromPosition?: number;
+  limit?: number;
+}
+
+/**
+ * The append-only event store. `append` is on the tool-call path, so it only queues: events are
+ * written in batches (group commit) shortly after, in the order they were appended, and
+ * `flush()` resolves once everything appended before it is durable.
+ *
+ * Guaranteed: no accepted event is lost on a graceful `close()` (it flushes first); a failed batch
+ * is retried, never dropped, while the store is open; reads see events in commit order.
+ * Not guaranteed: that an event is readable immediately after `append` returns (call `flush()`).
+ */
+export interface EventStore {
+  /** True when events survive a restart (sqlite, postgresql); false for memory. */
+  readonly durable: boolean;
+  append(streamId: string, events: readonly DomainEvent[]): void;
+  flush(): Promise<void>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /** Flushes, then releases the store. Appends after close are refused (thrown). */
+  close(): Promise<void>;
+}
