@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { Operation } from "./operation.js";
 import { blockServer } from "./operations/block-server.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
+import { deleteContinuation, fetchContinuation } from "./operations/continuations.js";
 import { deleteServer } from "./operations/delete-server.js";
+import { durableConfig } from "./operations/export-config.js";
 import { gatewayHealth } from "./operations/gateway-health.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
 import { getServer } from "./operations/get-server.js";
@@ -15,6 +17,20 @@ import { serverTools } from "./operations/server-tools.js";
 import { startServer } from "./operations/start-server.js";
 import { stopServer } from "./operations/stop-server.js";
 import { systemInfo } from "./operations/system-info.js";
+import { toolHistory } from "./operations/tool-history.js";
+import {
+  approveDiscovered,
+  discover,
+  discovered,
+  discoverySources,
+  gatewayMetrics,
+  groupList,
+  groupRebalance,
+  loadServer,
+  quarantined,
+  reloadConfig,
+  unloadServer,
+} from "./operations/unavailable.js";
 import { updateServer } from "./operations/update-server.js";
 import { warmServers } from "./operations/warm-servers.js";
 import { whoami } from "./operations/whoami.js";
@@ -32,13 +48,28 @@ export const OPERATIONS = {
   serverTools,
   serverHealth,
   serverLogs,
+  toolHistory,
   listTools,
   systemInfo,
   whoami,
+  durableConfig,
   gatewayStatus,
   gatewayHealth,
   warmServers,
   callTools,
+  fetchContinuation,
+  deleteContinuation,
+  reloadConfig,
+  loadServer,
+  unloadServer,
+  gatewayMetrics,
+  discover,
+  discovered,
+  discoverySources,
+  quarantined,
+  approveDiscovered,
+  groupList,
+  groupRebalance,
 } as const;
 
 /**
@@ -53,80 +84,134 @@ export interface ToolExposure {
   readonly toInput?: (args: Record<string, unknown>) => unknown;
   /** Exempt from the command-bus rate limit (spec 2 §8). */
   readonly readOnly: boolean;
+  /** Offered on the front door too (never `gateway_call` and the continuation tools). */
+  readonly frontDoor: boolean;
 }
 
 const mcpServerParam = z.object({ mcp_server: z.string().min(1).describe("MCP server (or group) id") });
 
+function expose(
+  name: string,
+  operation: Operation,
+  description: string,
+  options: Partial<Pick<ToolExposure, "params" | "toInput" | "readOnly" | "frontDoor">> = {},
+): ToolExposure {
+  return {
+    name,
+    description,
+    operation,
+    params: options.params ?? (operation.input as z.ZodObject),
+    ...(options.toInput && { toInput: options.toInput }),
+    readOnly: options.readOnly ?? false,
+    frontDoor: options.frontDoor ?? true,
+  };
+}
+
+/** The 22 management tools of spec 2 §4, in its order. */
 export const TOOL_EXPOSURES: readonly ToolExposure[] = [
-  {
-    name: "gateway_list",
-    description:
-      "List MCP servers and groups with their state. Optional state_filter: cold, ready, degraded, dead " +
+  expose(
+    "gateway_list",
+    listServers,
+    "List MCP servers and groups with their state. Optional state_filter: cold, ready, degraded, dead " +
       "(servers) or healthy, partial, inactive (groups).",
-    operation: listServers,
-    params: listServers.input,
+    { readOnly: true },
+  ),
+  expose(
+    "gateway_status",
+    gatewayStatus,
+    "Status of this replica: every server and group with an indicator, a summary and a text rendering.",
+    { readOnly: true },
+  ),
+  expose(
+    "gateway_tools",
+    serverTools,
+    "Tools of one MCP server with schemas and digests. Starts a cold server to learn them (never a dead one).",
+    { params: mcpServerParam, toInput: (args) => ({ ...args, start: true }) },
+  ),
+  expose(
+    "gateway_details",
+    getServer,
+    "Details of one MCP server: state, tools with digests, health counters and its tool policy.",
+    { params: mcpServerParam, readOnly: true },
+  ),
+  expose(
+    "gateway_health",
+    gatewayHealth,
+    "Health of this replica: servers by state, groups, rate limiting configuration.",
+    { readOnly: true },
+  ),
+  expose(
+    "gateway_start",
+    startServer,
+    "Start an MCP server (a dead one at once) and return its tool names.",
+    {
+      params: mcpServerParam,
+    },
+  ),
+  expose("gateway_stop", stopServer, "Stop a running MCP server.", { params: mcpServerParam }),
+  expose(
+    "gateway_warm",
+    warmServers,
+    "Start MCP servers ahead of use. mcp_servers: comma-separated ids, or null for every server except dead ones.",
+  ),
+  expose(
+    "gateway_reload_config",
+    reloadConfig,
+    "Reload the configuration file the gateway was started with (graceful is recorded on the request).",
+  ),
+  expose(
+    "gateway_load",
+    loadServer,
+    "Install an MCP server from the registry by name as a runtime server, with optional tool policy lists.",
+  ),
+  expose("gateway_unload", unloadServer, "Remove a runtime server installed with gateway_load."),
+  expose(
+    "gateway_metrics",
+    gatewayMetrics,
+    "Gateway metrics as JSON, or Prometheus text with format=prometheus.",
+    {
+      readOnly: true,
+    },
+  ),
+  expose("gateway_discover", discover, "Run a discovery cycle over every configured source now."),
+  expose("gateway_discovered", discovered, "Servers found by discovery and waiting for registration.", {
     readOnly: true,
-  },
-  {
-    name: "gateway_status",
-    description:
-      "Status of this replica: every server and group with an indicator, a summary and a text rendering.",
-    operation: gatewayStatus,
-    params: gatewayStatus.input,
+  }),
+  expose("gateway_sources", discoverySources, "Configured discovery sources with their health."),
+  expose("gateway_quarantine", quarantined, "Discovered servers held in quarantine, with the reason.", {
     readOnly: true,
-  },
-  {
-    name: "gateway_details",
-    description: "Details of one MCP server: state, tools with digests, health counters and its tool policy.",
-    operation: getServer,
-    params: mcpServerParam,
+  }),
+  expose(
+    "gateway_approve",
+    approveDiscovered,
+    "Approve (register) or reject a quarantined discovered server: approve=true by default.",
+  ),
+  expose("gateway_group_list", groupList, "Groups with their state, members and circuit breaker.", {
     readOnly: true,
-  },
-  {
-    name: "gateway_tools",
-    description: "Tools of one MCP server with schemas and digests. Starts a cold server to learn them.",
-    operation: serverTools,
-    params: mcpServerParam,
-    toInput: (args) => ({ ...args, start: true }),
-    readOnly: false,
-  },
-  {
-    name: "gateway_start",
-    description: "Start an MCP server (a dead one at once) and return its tool names.",
-    operation: startServer,
-    params: mcpServerParam,
-    readOnly: false,
-  },
-  {
-    name: "gateway_stop",
-    description: "Stop a running MCP server.",
-    operation: stopServer,
-    params: mcpServerParam,
-    readOnly: false,
-  },
-  {
-    name: "gateway_warm",
-    description:
-      "Start MCP servers ahead of use. mcp_servers: comma-separated ids, or null for every server except dead ones.",
-    operation: warmServers,
-    params: warmServers.input,
-    readOnly: false,
-  },
-  {
-    name: "gateway_health",
-    description: "Health of this replica: servers by state, groups, rate limiting configuration.",
-    operation: gatewayHealth,
-    params: gatewayHealth.input,
-    readOnly: true,
-  },
-  {
-    name: "gateway_call",
-    description:
-      "Call tools of upstream MCP servers: `calls` is a list of {mcp_server, tool, arguments, timeout?}. " +
+  }),
+  expose(
+    "gateway_group_rebalance",
+    groupRebalance,
+    "Re-check a group's member health and rotation, closing its circuit when enough members are healthy.",
+  ),
+  expose(
+    "gateway_call",
+    callTools,
+    "Call tools of upstream MCP servers: `calls` is a list of {mcp_server, tool, arguments, timeout?}. " +
       "Calls run concurrently (max_concurrency), each within `timeout` seconds (1-300); fail_fast cancels " +
       "calls not yet started after a failure; max_attempts retries retryable failures.",
-    operation: callTools,
-    params: callToolsParams,
-    readOnly: false,
-  },
+    { params: callToolsParams, frontDoor: false },
+  ),
+  expose(
+    "gateway_fetch_continuation",
+    fetchContinuation,
+    "Read a slice (offset, limit) of a truncated gateway_call result kept under its continuation id.",
+    { frontDoor: false },
+  ),
+  expose(
+    "gateway_delete_continuation",
+    deleteContinuation,
+    "Drop a continuation of a truncated gateway_call result.",
+    { frontDoor: false },
+  ),
 ];

@@ -3,9 +3,11 @@ import type { Fleet } from "./fleet/fleet.js";
 import type { ToolInvoker } from "./fleet/tool-invoker.js";
 import type { Clock } from "./ports/clock.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
+import type { EventStore } from "./ports/event-store.js";
 import type { Hasher } from "./ports/hasher.js";
 import type { IdGenerator } from "./ports/id-generator.js";
 import type { Logger } from "./ports/logger.js";
+import type { StoreRepositories } from "./ports/store-repositories.js";
 
 export interface InstanceInfo {
   instance_id: string;
@@ -35,6 +37,10 @@ export interface ServiceSettings {
 export interface AppServices {
   fleet: Fleet;
   invoker: ToolInvoker;
+  /** The durable repositories of the backend (memory ones when nothing is durable). */
+  repositories: StoreRepositories;
+  /** Every published event is recorded here (memory when event persistence is off). */
+  eventStore: EventStore;
   /** The SSRF policy for endpoints registered through REST. */
   endpointGuard: EndpointGuard;
   bus: EventBus;

@@ -10,6 +10,7 @@ import { DockerUpstreamFactory } from "../adapters/upstream/docker/docker-upstre
 import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstream-factory.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { EventBus } from "../app/event-bus.js";
+import { recordEvents } from "../app/event-recorder.js";
 import { Fleet } from "../app/fleet/fleet.js";
 import { ToolInvoker } from "../app/fleet/tool-invoker.js";
 import type { Logger } from "../app/ports/logger.js";
@@ -22,7 +23,10 @@ import { healthChecker } from "../control/health-checker.js";
 import { idleReaper } from "../control/idle-reaper.js";
 import type { Periodic } from "../control/periodic.js";
 import { buildHttpApp } from "../edges/http/build-app.js";
+import type { ReadinessCheck } from "../edges/http/routes/health.js";
+import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
+import { openStorage, type Storage } from "./open-storage.js";
 import { specFromEntry } from "./server-specs.js";
 import { VERSION } from "./version.js";
 
@@ -41,6 +45,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** Directory of the configuration file: declared local servers run there. */
   configDir?: string;
+  /** Storage already opened (tests); by default it is opened from the configuration. */
+  storage?: Storage;
   /** Instance label; defaults to the host name. */
   instanceLabel?: string;
 }
@@ -56,17 +62,23 @@ export interface Gateway {
   shutdown(): Promise<void>;
 }
 
-export function createGateway(options: GatewayOptions): Gateway {
+/**
+ * Opens storage, registers the declared servers and those registered earlier through REST, and
+ * wires the application. Rejects when durable storage cannot open (unless memory fallback is on).
+ */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, env } = options;
+  const storage = options.storage ?? (await openStorage(config, logger));
   const clock = new SystemClock();
   const ids = new NodeIdGenerator();
   const hasher = new NodeHasher();
   const instanceId = `${options.instanceLabel ?? hostname()}-${ids.hex(4)}`;
   const bus = new EventBus({ clock, ids, logger, instanceId });
+  const stopRecording = recordEvents(bus, storage.eventStore);
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const fleet = new Fleet({
     factories: {
-      subprocess: new SubprocessUpstreamFactory({ clientInfo: CLIENT_INFO }),
+      subprocess: new SubprocessUpstreamFactory({ clientInfo: CLIENT_INFO, baseEnv: env.childBaseEnv }),
       docker: new DockerUpstreamFactory(env.containerEndpoint, {
         runtime: env.containerRuntime,
         clientInfo: CLIENT_INFO,
@@ -112,11 +124,23 @@ export function createGateway(options: GatewayOptions): Gateway {
     fleet.register(spec);
     declared.add(id);
   }
+  for (const record of await storage.repositories.serverConfigs.list()) {
+    if (fleet.has(record.id)) {
+      logger.warn(
+        { mcp_server_id: record.id },
+        "a server registered through REST has the id of a declared one; kept the declared one",
+      );
+      continue;
+    }
+    fleet.register({ ...record.spec, source: "api" });
+  }
 
   const services: AppServices = {
     fleet,
     invoker,
     endpointGuard,
+    eventStore: storage.eventStore,
+    repositories: storage.repositories,
     bus,
     clock,
     ids,
@@ -154,7 +178,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     async http() {
       endpoint ??= new McpHttpEndpoint(services);
       const mcp = endpoint;
-      return buildHttpApp(services, { mountMcp: (app) => mcp.mount(app) });
+      return buildHttpApp(services, {
+        mountMcp: (app) => mcp.mount(app),
+        // Authentication is not served yet and `auth.enabled` refuses the start, so every caller
+        // here is anonymous with authentication off: spec 2 §4, everyone may do everything.
+        webSocket: {
+          allowedOrigins: config.http.allowed_origins,
+          apiKeyHeader: config.auth.api_key.header_name,
+          authenticate: allowAnonymous,
+          authorize: () => ({ tenantScope: null }),
+        },
+        readinessChecks: [storageReadiness(storage, config)],
+      });
     },
     startBackground() {
       for (const loop of loops) loop.start();
@@ -166,6 +201,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         await Promise.all(loops.map((loop) => loop.stop()));
         await endpoint?.close();
         await fleet.shutdown();
+        // After the fleet: its last stop events are recorded, then flushed by the close.
+        stopRecording();
+        await storage.close();
         // Containers a crash left behind, or created by an attempt the shutdown abandoned; the engine
         // is only asked when the fleet has container servers.
         if (fleet.list().some((server) => server.spec.mode === "docker")) {
@@ -176,5 +214,24 @@ export function createGateway(options: GatewayOptions): Gateway {
       })();
       return shuttingDown;
     },
+  };
+}
+
+/** `/health/ready` answers 503 while durable storage degraded to memory (spec 2 §2 `event_store`). */
+function storageReadiness(storage: Storage, config: GatewayConfig): ReadinessCheck {
+  return {
+    name: "event_store",
+    check: () =>
+      storage.degraded
+        ? {
+            ready: false,
+            detail: {
+              status: "unhealthy",
+              configured_driver: config.event_store.driver,
+              durable: false,
+              detail: storage.degraded.reason,
+            },
+          }
+        : { ready: true },
   };
 }

@@ -60,7 +60,13 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   }
 
   const configDir = loaded.path ? dirname(loaded.path) : undefined;
-  const gateway = createGateway({ config, logger, env: loaded.env, configDir });
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway({ config, logger, env: loaded.env, configDir });
+  } catch (error) {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   gateway.startBackground();
   logger.info(
     {

@@ -57,7 +57,19 @@ export interface EnvSettings {
   readonly complianceOutput: string | null;
   /** `GATEWAY_CONFIG_STRICT`: unknown configuration keys are refused. */
   readonly strict: boolean;
+  /**
+   * The part of the gateway's environment every subprocess server inherits (its `env` block goes
+   * over it): {@link CHILD_BASE_ENV_VARIABLES}, where set, as the MCP SDK's stdio transport
+   * inherits them on POSIX. Nothing else leaks to a child, secrets included.
+   */
+  readonly childBaseEnv: Readonly<Record<string, string>>;
 }
+
+/**
+ * Variables inherited by subprocess servers: what a program needs to find its home, its user,
+ * commands and the terminal type. The MCP SDK's `getDefaultEnvironment()` list for POSIX.
+ */
+export const CHILD_BASE_ENV_VARIABLES = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"] as const;
 
 export const DEFAULT_TRUSTED_PROXIES = ["127.0.0.1", "::1"] as const;
 
@@ -161,6 +173,19 @@ function readEndpointVariable(reader: EnvReader, name: string): ContainerEndpoin
   return reader.refuse(name, ENDPOINT_RULE);
 }
 
+/**
+ * The inherited variables, as they are (not trimmed; an empty one is passed on too). A value
+ * starting with `()` is a bash exported function (the Shellshock vector): it is left out.
+ */
+function readChildBaseEnv(env: Environment): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const name of CHILD_BASE_ENV_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined && !value.startsWith("()")) base[name] = value;
+  }
+  return base;
+}
+
 function readContainerEndpoint(reader: EnvReader, runtime: "docker" | "podman"): ContainerEndpoint {
   if (runtime === "docker") {
     return readEndpointVariable(reader, "DOCKER_HOST") ?? { socketPath: DEFAULT_DOCKER_SOCKET };
@@ -187,6 +212,7 @@ export function readEnvSettings(env: Environment): { settings: EnvSettings; issu
     complianceFormat: readComplianceFormat(reader),
     complianceOutput: reader.text("MCP_COMPLIANCE_OUTPUT") ?? null,
     strict: reader.bool("GATEWAY_CONFIG_STRICT") ?? false,
+    childBaseEnv: Object.freeze(readChildBaseEnv(env)),
   };
   return { settings, issues: reader.issues };
 }

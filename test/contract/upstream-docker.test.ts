@@ -466,6 +466,13 @@ describe("image builds", () => {
     expect(engine.requests.filter((r) => r.path === "/build")).toHaveLength(builds);
   });
 
+  it("resolves a relative build context against the server's working directory", async () => {
+    const build = { context: "build-context", dockerfile: "Dockerfile.mcp", args: { FLAVOUR: "mild" } };
+    const connection = await connect(spec("airlock-test/built-relative:1", { options: { build }, cwd: dir }));
+    const flavour = await connection.callTool("env", { name: "FLAVOUR" }, CALL);
+    expect(flavour.structuredContent).toEqual({ name: "FLAVOUR", value: "mild" });
+  });
+
   it("rejects a failed build with the builder's error and creates no container", async () => {
     const before = engine.allContainers().length;
     const build = { context, dockerfile: "Broken.dockerfile", args: {} };

@@ -1,5 +1,8 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   killAllProcessGroups,
   registeredProcessGroups,
@@ -7,6 +10,7 @@ import {
 import type { SubprocessConnection } from "../../src/adapters/upstream/subprocess/subprocess-connection.js";
 import { SubprocessUpstreamFactory } from "../../src/adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import type { LogSink, UpstreamConnection } from "../../src/app/ports/upstream.js";
+import { readEnvSettings } from "../../src/config/env.js";
 import type { ServerSpec } from "../../src/domain/server/server-spec.js";
 import { isAlive } from "../support/processes.js";
 
@@ -20,20 +24,65 @@ const FAILS_TO_START = path("../fixtures/servers/fails-to-start.mjs");
 const CONNECT = { timeoutMs: 10_000 };
 const CALL = { timeoutMs: 10_000 };
 // Short waits so stop sequences that reach SIGTERM do not slow the suite down.
-const factory = new SubprocessUpstreamFactory({ stopTiming: { stdinGraceMs: 300, termGraceMs: 500 } });
+const STOP_TIMING = { stdinGraceMs: 300, termGraceMs: 500 };
+// What the composition passes: the gateway's HOME, PATH, ... read by the configuration loader.
+const BASE_ENV = readEnvSettings(process.env).settings.childBaseEnv;
+const factory = new SubprocessUpstreamFactory({ stopTiming: STOP_TIMING, baseEnv: BASE_ENV });
 
-function spec(command: string[], env: Record<string, string> = {}): ServerSpec {
+function spec(command: string[], env: Record<string, string> = {}, cwd?: string): ServerSpec {
   return {
     id: "under-test",
     mode: "subprocess",
     command,
     env,
+    ...(cwd !== undefined && { cwd }),
     idle_ttl_s: 300,
     health_check_interval_s: 60,
     max_consecutive_failures: 3,
     source: "config",
   };
 }
+
+/**
+ * A stdio MCP server without dependencies, written to a scratch directory: `cwd` answers its
+ * working directory, `future` a result of content the SDK's schemas do not know.
+ */
+const RAW_SERVER = `
+import { createInterface } from "node:readline";
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const request = JSON.parse(line);
+  if (request.id === undefined) return;
+  const answer = (result) => send({ jsonrpc: "2.0", id: request.id, result });
+  if (request.method === "initialize")
+    return answer({
+      protocolVersion: request.params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: "raw", version: "1.0.0" },
+    });
+  if (request.method === "tools/call" && request.params.name === "cwd")
+    return answer({ content: [{ type: "text", text: process.cwd() }] });
+  if (request.method === "tools/call" && request.params.name === "future")
+    return answer({
+      content: [{ type: "hologram", frames: [{ at: 0, data: "AAEC" }] }],
+      structuredContent: { frames: 1 },
+      _meta: { "example.com/trace": "t-1" },
+      extra: "kept",
+    });
+  send({ jsonrpc: "2.0", id: request.id, error: { code: -32601, message: "unknown method" } });
+});
+`;
+
+let scratch: string;
+
+beforeAll(() => {
+  scratch = realpathSync(mkdtempSync(join(tmpdir(), "airlock-subprocess-")));
+  writeFileSync(join(scratch, "raw-server.mjs"), RAW_SERVER);
+});
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 class MemorySink implements LogSink {
   readonly lines: string[] = [];
@@ -47,8 +96,14 @@ async function expectGone(pid: number): Promise<void> {
 }
 
 const open: UpstreamConnection[] = [];
-async function connect(command: string[], sink: LogSink = new MemorySink(), env?: Record<string, string>) {
-  const connection = (await factory.connect(spec(command, env), sink, CONNECT)) as SubprocessConnection;
+async function connect(
+  command: string[],
+  sink: LogSink = new MemorySink(),
+  env?: Record<string, string>,
+  cwd?: string,
+  using = factory,
+) {
+  const connection = (await using.connect(spec(command, env, cwd), sink, CONNECT)) as SubprocessConnection;
   open.push(connection);
   return connection;
 }
@@ -238,5 +293,79 @@ describe("SubprocessUpstreamFactory", () => {
       expect(reasons.sort()).toEqual(["first: killed by signal SIGKILL", "second: killed by signal SIGKILL"]),
     );
     expect(registeredProcessGroups()).toEqual([]);
+  });
+
+  it("passes results through as the server sent them, content of types the SDK does not know included", async () => {
+    const connection = await connect([NODE, join(scratch, "raw-server.mjs")]);
+    expect(await connection.callTool("future", {}, CALL)).toEqual({
+      content: [{ type: "hologram", frames: [{ at: 0, data: "AAEC" }] }],
+      structuredContent: { frames: 1 },
+      _meta: { "example.com/trace": "t-1" },
+      extra: "kept",
+    });
+  });
+
+  it("runs the command in spec.cwd, where a relative script path is resolved", async () => {
+    const connection = await connect([NODE, "raw-server.mjs"], new MemorySink(), {}, scratch);
+    const cwd = await connection.callTool("cwd", {}, CALL);
+    expect(cwd.content).toEqual([{ type: "text", text: scratch }]);
+  });
+
+  it("runs the command in the gateway's working directory when spec.cwd is not set", async () => {
+    const connection = await connect([NODE, join(scratch, "raw-server.mjs")]);
+    const cwd = await connection.callTool("cwd", {}, CALL);
+    expect(cwd.content).toEqual([{ type: "text", text: process.cwd() }]);
+  });
+
+  it("rejects a working directory that does not exist without naming it", async () => {
+    const missing = join(scratch, "no-such-directory");
+    const failure = factory.connect(spec([NODE, "raw-server.mjs"], {}, missing), new MemorySink(), CONNECT);
+    await expect(failure).rejects.toThrow(
+      `cannot start ${NODE}: its working directory is missing or not a directory`,
+    );
+    await expect(failure).rejects.not.toThrow(/no-such-directory/);
+  });
+
+  it("gives a child only spec.env when no base environment is passed", async () => {
+    const bare = new SubprocessUpstreamFactory({ stopTiming: STOP_TIMING });
+    const connection = await connect(
+      [NODE, CONTROLLABLE],
+      new MemorySink(),
+      { GREETING: "hi" },
+      undefined,
+      bare,
+    );
+    const read = async (name: string) => (await connection.callTool("env", { name }, CALL)).structuredContent;
+    expect(await read("GREETING")).toEqual({ name: "GREETING", value: "hi" });
+    expect(await read("PATH")).toEqual({ name: "PATH", value: null });
+  });
+
+  it("stops a server that sends a message larger than maxMessageBytes, and says why", async () => {
+    const small = new SubprocessUpstreamFactory({ stopTiming: STOP_TIMING, maxMessageBytes: 4_096 });
+    const connection = await connect([NODE, CONTROLLABLE], new MemorySink(), {}, undefined, small);
+    const reasons: string[] = [];
+    connection.onClosed((reason) => reasons.push(reason));
+    await expect(connection.callTool("echo", { message: "x".repeat(5_000) }, CALL)).rejects.toThrow(
+      "upstream connection closed: the server sent a message larger than 4096 bytes",
+    );
+    await vi.waitFor(() => expect(reasons).toEqual(["the server sent a message larger than 4096 bytes"]));
+    await expectGone(connection.pid!);
+  });
+
+  it("reports stdout lines that are not JSON-RPC to the log sink and keeps reading", async () => {
+    const stdout: string[] = [];
+    const sink: LogSink = {
+      append: (stream, line) => {
+        if (stream === "stdout") stdout.push(line);
+      },
+    };
+    const wrapper = `echo 'not json'; echo '{"jsonrpc":"2.0"}'; exec "${NODE}" "${CONTROLLABLE}"`;
+    const connection = await connect(["sh", "-c", wrapper], sink);
+    expect(stdout).toHaveLength(2);
+    expect(stdout.every((line) => line.startsWith("ignored a stdout line that is not JSON-RPC: "))).toBe(
+      true,
+    );
+    const echo = await connection.callTool("echo", { message: "still reading" }, CALL);
+    expect(echo.content).toEqual([{ type: "text", text: "still reading" }]);
   });
 });

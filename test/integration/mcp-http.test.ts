@@ -34,6 +34,7 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
         "gateway_health",
       ]),
     );
+    expect(names).toHaveLength(22);
     const call = tools.find((t) => t.name === "gateway_call");
     expect(call?.inputSchema).toMatchObject({ type: "object", required: ["calls"] });
     expect(tools.every((t) => typeof t.description === "string" && t.description.length > 0)).toBe(true);
@@ -193,6 +194,27 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
       calls: [{ mcp_server: "ctl", tool: "env", arguments: { name: "AIRLOCK_TEST_MARKER" } }],
     });
     expect(json.results[0].result.content[0].text).toContain("marker-value");
+  });
+
+  it("answers a tool whose feature is not served yet with a clear not-configured failure", async () => {
+    const { json, isError } = await callJson(client, "gateway_discover");
+    expect(isError).toBe(false);
+    expect(json).toEqual({
+      error: "discovery is not configured",
+      error_type: "NotConfiguredError",
+      details: { feature: "discovery" },
+    });
+  });
+
+  it("answers a continuation lookup with found:false while no result was truncated", async () => {
+    const fetched = await callJson(client, "gateway_fetch_continuation", {
+      continuation_id: "cont_x_0_deadbeef",
+    });
+    expect(fetched.json).toMatchObject({ found: false, error: expect.any(String) });
+    const deleted = await callJson(client, "gateway_delete_continuation", {
+      continuation_id: "cont_x_0_deadbeef",
+    });
+    expect(deleted.json).toMatchObject({ deleted: false, continuation_id: "cont_x_0_deadbeef" });
   });
 
   it("reports an unknown server as a failed run, not a refusal", async () => {

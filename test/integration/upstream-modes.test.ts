@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
+import { memoryStorage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
 import { type DockerEngineFake, startDockerEngineFake } from "../fixtures/docker-fake/docker-engine-fake.js";
 import { type HttpMcpServer, startHttpMcpServer } from "../support/http-mcp-server.js";
@@ -28,7 +29,13 @@ mcp_servers:
 `,
     { env: { DOCKER_HOST: `unix://${socketPath}` } },
   );
-  gateway = createGateway({ config, env, logger: pino({ level: "silent" }), instanceLabel: "modes" });
+  gateway = await createGateway({
+    config,
+    env,
+    logger: pino({ level: "silent" }),
+    instanceLabel: "modes",
+    storage: memoryStorage(),
+  });
 });
 
 afterAll(async () => {

@@ -38,7 +38,11 @@ export async function freshSqlite<DB>(): Promise<SqlStore<DB> & { path: string }
 /** A fresh PostgreSQL schema (dropped on close). */
 export async function freshPostgres<DB>(): Promise<SqlStore<DB> & { schema: string }> {
   const schema = `t_${randomBytes(6).toString("hex")}`;
-  const store = await openPostgres<DB>({ connection: { connectionString: DATABASE_URL }, schema, maxConnections: 4 });
+  const store = await openPostgres<DB>({
+    connection: { connectionString: DATABASE_URL },
+    schema,
+    maxConnections: 4,
+  });
   return {
     ...store,
     schema,

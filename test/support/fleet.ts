@@ -7,9 +7,13 @@ import { EventBus } from "../../src/app/event-bus.js";
 import { Fleet } from "../../src/app/fleet/fleet.js";
 import { ToolInvoker } from "../../src/app/fleet/tool-invoker.js";
 import type { Clock } from "../../src/app/ports/clock.js";
+import { readEnvSettings } from "../../src/config/env.js";
 import type { DomainEvent } from "../../src/domain/events.js";
 import { SERVER_DEFAULTS, type ServerSpec } from "../../src/domain/server/server-spec.js";
 import { CONTROLLABLE } from "./gateway.js";
+
+/** What a gateway passes its children from its own environment (config/env.ts decides which). */
+const TEST_BASE_ENV = readEnvSettings(process.env).settings.childBaseEnv;
 
 /** A clock the test moves by hand: wall and monotonic time advance together. */
 export class ManualClock implements Clock {
@@ -53,7 +57,7 @@ export function makeFleet(
   const events: DomainEvent[] = [];
   bus.subscribe((event) => events.push(event));
   const fleet = new Fleet({
-    factories: { subprocess: new SubprocessUpstreamFactory() },
+    factories: { subprocess: new SubprocessUpstreamFactory({ baseEnv: TEST_BASE_ENV }) },
     bus,
     clock,
     hasher: new NodeHasher(),

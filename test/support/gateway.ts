@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
+import { memoryStorage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
 
 export const CONTROLLABLE = resolve("test/fixtures/servers/controllable.mjs");
@@ -34,8 +35,14 @@ export interface TestGateway {
 
 /** A gateway wired exactly as `serve` wires it, from YAML text, with its HTTP app (not listening). */
 export async function startTestGateway(yaml = fleetYaml()): Promise<TestGateway> {
-  const { config, env } = parseConfig(yaml, { env: {} });
-  const gateway = createGateway({ config, env, logger: pino({ level: "silent" }), instanceLabel: "test" });
+  const { config, env } = parseConfig(yaml, { env: { PATH: process.env.PATH } });
+  const gateway = await createGateway({
+    config,
+    env,
+    logger: pino({ level: "silent" }),
+    instanceLabel: "test",
+    storage: memoryStorage(),
+  });
   const app = await gateway.http();
   return {
     gateway,

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { FileMigrationProvider, type Kysely, Migrator } from "kysely";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
 export type SqlDialectName = "sqlite" | "postgres";
 
@@ -26,18 +26,49 @@ export function migrationFolder(dialect: SqlDialectName): string {
 }
 
 /**
+ * Reads the migration files of a folder (`.js` when built, `.ts` under the test runner) in name
+ * order. Kysely's own FileMigrationProvider imports from inside node_modules, where the test
+ * runner's TypeScript loader does not apply; importing from here works in both.
+ */
+class FolderMigrationProvider implements MigrationProvider {
+  constructor(private readonly folder: string) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await fs.readdir(this.folder))
+      .filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith(".d.ts"))
+      .sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const module = (await import(pathToFileURL(path.join(this.folder, file)).href)) as Partial<Migration>;
+      if (typeof module.up !== "function") throw new Error(`migration ${file} exports no up()`);
+      migrations[file.replace(/\.(js|ts)$/, "")] = module as Migration;
+    }
+    return migrations;
+  }
+}
+
+/**
  * Applies every pending migration of the dialect, in file-name order. Throws an Error naming the
  * failed migration; a failed migration leaves the database as it was (each runs in a transaction
  * where the dialect allows it).
  */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
+  // On PostgreSQL the bookkeeping tables live in the connection's current schema: Kysely would
+  // otherwise take same-named tables of any other schema (another replica set, a test) for its own.
+  const schema =
+    dialect === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({
     db,
-    provider: new FileMigrationProvider({ fs, path, migrationFolder: migrationFolder(dialect) }),
+    provider: new FolderMigrationProvider(migrationFolder(dialect)),
+    ...(schema && { migrationTableSchema: schema }),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "before any migration ran";
+    throw new Error(
+      `database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -8,7 +8,7 @@ export const deleteServer = defineOperation({
   summary: "Remove a server registered at runtime, stopping it first. Declared servers stay.",
   permissions: ["mcp_servers:write", "mcp_servers:lifecycle"],
   input: serverRef,
-  async run({ fleet, settings }, input) {
+  async run({ fleet, settings, repositories }, input) {
     const server = fleet.require(input.mcp_server);
     if (settings.declaredServerIds.has(server.id)) {
       throw new RequestRejected(
@@ -18,6 +18,7 @@ export const deleteServer = defineOperation({
         { mcp_server_id: server.id },
       );
     }
+    await repositories.serverConfigs.delete(server.id);
     await fleet.remove(server.id);
     return { mcp_server_id: server.id, deleted: true };
   },

@@ -45,7 +45,7 @@ export const registerServer = defineOperation({
   permissions: ["mcp_servers:write"],
   // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
   input: z.record(z.string(), z.unknown()),
-  async run({ fleet, endpointGuard }, body) {
+  async run({ fleet, endpointGuard, repositories, clock }, body) {
     const missing = ["mcp_server_id", "mode"].filter((k) => !Object.hasOwn(body, k));
     const mode = body.mode as ServerMode | undefined;
     const needed = mode && Object.hasOwn(REQUIRED_BY_MODE, mode) ? REQUIRED_BY_MODE[mode] : undefined;
@@ -78,6 +78,9 @@ export const registerServer = defineOperation({
       ...(reg.description !== undefined && { description: reg.description }),
       source: "api",
     };
+    // Saved first: a registration the store refused changes nothing.
+    await repositories.serverConfigs.save(spec, clock.now() / 1000);
+    refuseDuplicate();
     fleet.register(spec);
     return { mcp_server_id: spec.id, created: true };
   },

@@ -15,13 +15,14 @@ export interface ReadStreamOptions {
   fromVersion?: number;
   /** At most this many events; default 100. */
   limit?: number;
-  /** Only events of these types (others are skipped, not counted). */
+  /** Only events of these types (others are skipped, not counted); an empty list matches nothing. */
   types?: readonly string[];
 }
 
 export interface ReadAllOptions {
   /** First global position returned (inclusive); default 1. */
   fromPosition?: number;
+  /** At most this many events; default 100. */
   limit?: number;
 }
 
@@ -37,7 +38,14 @@ export interface ReadAllOptions {
 export interface EventStore {
   /** True when events survive a restart (sqlite, postgresql); false for memory. */
   readonly durable: boolean;
+  /**
+   * Queues the events of one stream, in order; they are committed together (same batch). No I/O.
+   * Throws when the store is closed, and (TypeError) on an event that could never be stored: no
+   * `event_id`, `type` or `produced_by`, a non-finite `occurred_at`, a payload JSON cannot encode.
+   * `event_id` is unique in the store: an event whose id is already stored is skipped.
+   */
   append(streamId: string, events: readonly DomainEvent[]): void;
+  /** Resolves once every event appended before the call is committed (it may wait out retries). */
   flush(): Promise<void>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;

@@ -6,6 +6,7 @@ import { registerJsonBody } from "./plugins/json-body.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { systemRoutes } from "./routes/system.js";
+import { type EventStreamOptions, registerEventStream } from "./ws/register-event-stream.js";
 
 export const API_PREFIX = "/api";
 
@@ -16,6 +17,8 @@ export interface HttpEdgeOptions {
   mountMcp?: (app: FastifyInstance) => void | Promise<void>;
   /** Largest accepted request body; above it the answer is 413. */
   bodyLimitBytes?: number;
+  /** Mounts `/api/ws/events` (docs/websocket.md); absent, no WebSocket endpoint is served. */
+  webSocket?: EventStreamOptions;
 }
 
 /** Four MiB, the MCP SDK's own request body limit, applied to REST bodies too. */
@@ -44,6 +47,7 @@ export async function buildHttpApp(
     },
     { prefix: API_PREFIX },
   );
+  if (options.webSocket) await registerEventStream(app, services, options.webSocket, API_PREFIX);
   if (options.mountMcp) await options.mountMcp(app);
   return app;
 }

@@ -264,6 +264,7 @@ describe("environment-only settings", () => {
       complianceFormat: null,
       complianceOutput: null,
       strict: false,
+      childBaseEnv: {},
     });
   });
 
@@ -281,7 +282,34 @@ describe("environment-only settings", () => {
       complianceFormat: "json-lines",
       complianceOutput: "/var/log/siem.log",
       strict: false,
+      childBaseEnv: {},
     });
+  });
+
+  it("pass HOME, LOGNAME, PATH, SHELL, TERM and USER on to subprocess servers, as they are, and nothing else", () => {
+    const env = {
+      HOME: "/home/ada",
+      LOGNAME: "ada",
+      PATH: "/usr/local/bin:/usr/bin",
+      SHELL: "/bin/zsh",
+      TERM: "",
+      USER: " ada ",
+      AWS_SECRET_ACCESS_KEY: "secret",
+      MCP_TRUSTED_PROXIES: "10.0.0.1",
+    };
+    expect(parse("{}", env).env.childBaseEnv).toEqual({
+      HOME: "/home/ada",
+      LOGNAME: "ada",
+      PATH: "/usr/local/bin:/usr/bin",
+      SHELL: "/bin/zsh",
+      TERM: "",
+      USER: " ada ",
+    });
+  });
+
+  it("leave out of the subprocess base environment a variable holding an exported shell function", () => {
+    const env = { PATH: "/usr/bin", SHELL: "() { :; }; echo pwned" };
+    expect(parse("{}", env).env.childBaseEnv).toEqual({ PATH: "/usr/bin" });
   });
 
   it("refuse an unknown compliance format and a malformed trusted proxy", () => {

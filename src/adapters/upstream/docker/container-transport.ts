@@ -1,19 +1,12 @@
 import type { Duplex } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { LogSink } from "../../../app/ports/upstream.js";
+import { LineSplitter } from "../session/line-splitter.js";
+import { StdioMessageReader, writeMessage } from "../session/stdio-framing.js";
+import { within } from "../session/within.js";
 import { FrameDemuxer } from "./frame-demuxer.js";
-import { LineSplitter } from "./line-splitter.js";
 import { type ContainerExit, describeContainerExit } from "./managed-container.js";
-
-/**
- * Largest amount of unread stdout kept while waiting for a newline: as in subprocess mode, well
- * above the 10 MB per-call result limit so the gateway's `ResponseTooLarge` check decides, not the
- * stream. A server exceeding it is stopped.
- */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * After the engine reported the exit, how long the attach stream may still deliver what the
@@ -37,12 +30,14 @@ export interface ContainerTransportOptions {
   /** Stops and removes the container; idempotent, never rejects. */
   readonly dispose: () => Promise<void>;
   readonly logs: LogSink;
-  readonly maxMessageBytes?: number;
+  /** Largest message read from stdout; see `DEFAULT_MAX_MESSAGE_BYTES`. */
+  readonly maxMessageBytes?: number | undefined;
 }
 
 /**
  * An MCP client transport over a container's attach stream: JSON-RPC lines go to stdin, stdout
- * frames carry the answers, stderr frames go line by line to the `LogSink`.
+ * frames carry the answers in the MCP stdio framing ({@link StdioMessageReader}), stderr frames go
+ * line by line to the `LogSink`.
  *
  * Reading starts at construction, so stderr written before `initialize` is kept. Guaranteed:
  * `close()` is idempotent and resolves once the container was stopped and removed; `onclose`
@@ -58,10 +53,8 @@ export class ContainerTransport implements Transport {
   /** Resolves once, when the transport is finished, with why. */
   readonly ended: Promise<string>;
 
-  private readonly readBuffer: ReadBuffer;
-  private readonly maxMessageBytes: number;
+  private readonly reader: StdioMessageReader;
   private readonly demuxer: FrameDemuxer;
-  private readonly stderrDecoder = new StringDecoder("utf8");
   private readonly stderrLines: LineSplitter;
   private exit: ContainerExit | undefined;
   private streamEnded = false;
@@ -76,8 +69,12 @@ export class ContainerTransport implements Transport {
   private removal: Promise<void> | undefined;
 
   constructor(private readonly options: ContainerTransportOptions) {
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.readBuffer = new ReadBuffer({ maxBufferSize: this.maxMessageBytes });
+    this.reader = new StdioMessageReader({
+      maxMessageBytes: options.maxMessageBytes,
+      logs: options.logs,
+      onMessage: (message) => this.onmessage?.(message),
+      onOversized: (cause) => this.stopUnasked(cause),
+    });
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -121,11 +118,7 @@ export class ContainerTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const { stream } = this.options;
-    if (this.finished || this.cause || !stream.writable) return Promise.reject(new Error("Not connected"));
-    return new Promise((resolve, reject) => {
-      stream.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
-    });
+    return writeMessage(this.options.stream, message, !this.finished && !this.cause);
   }
 
   /** Stops and removes the container; resolves once it is removed. */
@@ -138,35 +131,16 @@ export class ContainerTransport implements Transport {
 
   private handleStdout(bytes: Buffer): void {
     if (this.finished || this.cause) return;
-    try {
-      this.readBuffer.append(bytes);
-    } catch {
-      this.stopUnasked(`the server sent a message larger than ${this.maxMessageBytes} bytes`);
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (error) {
-        // The buffer already skipped the bad line: report it and keep reading.
-        const text = error instanceof Error ? error.message : String(error);
-        this.options.logs.append("stdout", `ignored a stdout line that is not JSON-RPC: ${text}`);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
+    this.reader.push(bytes);
   }
 
   private handleStderr(bytes: Buffer): void {
-    this.stderrLines.push(this.stderrDecoder.write(bytes));
+    this.stderrLines.push(bytes);
   }
 
   private handleStreamEnd(): void {
     if (this.streamEnded) return;
     this.streamEnded = true;
-    this.stderrLines.push(this.stderrDecoder.end());
     this.stderrLines.end();
     this.resolveStreamEnded();
     if (this.exit || this.closeRequested || this.finished) return;
@@ -195,7 +169,7 @@ export class ContainerTransport implements Transport {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.readBuffer.clear();
+    this.reader.clear();
     this.endReason = this.reason();
     this.options.stream.destroy();
     // A container that ended on its own is removed too: AutoRemove is off so its exit code could be read.
@@ -209,15 +183,4 @@ export class ContainerTransport implements Transport {
     if (this.exit) return describeContainerExit(this.exit);
     return "closed";
   }
-}
-
-/** Resolves true when `promise` settles within `ms`, false otherwise; never leaves a timer behind. */
-function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }

@@ -1,5 +1,5 @@
+import { resolve } from "node:path";
 import type { Duplex } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type Docker from "dockerode";
 import type {
@@ -9,7 +9,9 @@ import type {
   UpstreamFactory,
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
-import { containerName, createBody, readDockerOptions } from "./container-config.js";
+import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
+import { type ClientInfo, createSessionClient } from "../session/mcp-session-connection.js";
+import { type BuildOptions, containerName, createBody, readDockerOptions } from "./container-config.js";
 import { PROCESS_ID } from "./container-registry.js";
 import { ContainerTransport } from "./container-transport.js";
 import { DockerConnection } from "./docker-connection.js";
@@ -27,13 +29,13 @@ export interface DockerUpstreamOptions {
   /** Names the engine in messages (`cannot reach the podman engine`); defaults to docker. */
   runtime?: ContainerRuntime;
   /** Sent as `clientInfo` in `initialize`; pass the gateway's name and version. */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: ClientInfo;
   /**
    * Seconds between the stop signal and SIGKILL when a container is stopped. 3 s, as the
    * subprocess mode's SIGTERM grace: enough for cleanup handlers, short enough for a quick stop.
    */
   stopTimeoutS?: number;
-  /** Largest unread stdout kept; defaults to `DEFAULT_MAX_MESSAGE_BYTES`. */
+  /** Largest message read from a container's stdout; defaults to `DEFAULT_MAX_MESSAGE_BYTES`. */
   maxMessageBytes?: number;
 }
 
@@ -49,8 +51,10 @@ type Step =
 
 /**
  * Opens `mode: docker` (and `container`) servers through the engine API at `endpoint` (Docker, or
- * Podman's compatible API): optionally builds the image, creates a labelled container with stdin
- * open and no TTY, attaches to it, starts it and completes MCP `initialize` over the attach stream.
+ * Podman's compatible API): optionally builds the image (a relative `build.context` is resolved
+ * against `spec.cwd` when set, else the gateway's working directory), creates a labelled container
+ * with stdin open and no TTY, attaches to it, starts it and completes MCP `initialize` over the
+ * attach stream.
  *
  * Guaranteed: `connect` settles within `options.timeoutMs` (plus an image build, which has its
  * own bound, and the removal on failure), or soon after `options.signal` aborts (`start abandoned:
@@ -62,7 +66,6 @@ type Step =
  */
 export class DockerUpstreamFactory implements UpstreamFactory {
   private readonly runtime: ContainerRuntime;
-  private readonly clientInfo: { name: string; version: string };
   private readonly stopTimeoutS: number;
   private engine: { docker: Docker; images: ImageSource } | undefined;
 
@@ -71,7 +74,6 @@ export class DockerUpstreamFactory implements UpstreamFactory {
     private readonly options: DockerUpstreamOptions = {},
   ) {
     this.runtime = options.runtime ?? "docker";
-    this.clientInfo = options.clientInfo ?? { name: "airlock", version: "0.0.0" };
     this.stopTimeoutS = options.stopTimeoutS ?? DEFAULT_STOP_TIMEOUT_S;
   }
 
@@ -82,37 +84,17 @@ export class DockerUpstreamFactory implements UpstreamFactory {
     const settings = readDockerOptions(spec.options);
     const { docker, images } = this.client();
     const body = createBody({ ...spec, image }, settings, PROCESS_ID);
-    if (settings.build) await images.build(image, settings.build, logs);
+    if (settings.build) await images.build(image, inDirectory(settings.build, spec.cwd), logs);
 
-    const controller = new AbortController();
-    let timedOut = false;
-    let abandoned = false;
-    let timer: NodeJS.Timeout | undefined;
-    let rejectDeadline: (error: Error) => void = () => {};
-    const deadline = new Promise<never>((_, reject) => {
-      rejectDeadline = reject;
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-        reject(new Error("deadline"));
-      }, options.timeoutMs);
-    });
-    // Only raced against; an unobserved rejection must not surface when connect already settled.
-    deadline.catch(() => {});
-    const onAbort = () => {
-      abandoned = true;
-      controller.abort();
-      rejectDeadline(new Error("abandoned"));
-    };
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const deadline = new ConnectDeadline(options);
+    const signal = deadline.signal;
     let step: Step = "checking the image";
     let container: ManagedContainer | undefined;
     let stream: Duplex | undefined;
     let transport: ContainerTransport | undefined;
     try {
-      if (abandoned) throw new Error("abandoned");
-      await images.require(image, controller.signal);
+      if (deadline.abandoned) throw new Error("abandoned");
+      await images.require(image, signal);
       step = "creating the container";
       container = await ManagedContainer.create(
         docker,
@@ -123,13 +105,13 @@ export class DockerUpstreamFactory implements UpstreamFactory {
           stopTimeoutS: this.stopTimeoutS,
           onRemoveFailed: (message) => logs.append("stderr", `[airlock] ${message}`),
         },
-        controller.signal,
+        signal,
       );
       step = "attaching";
-      stream = await container.attach(controller.signal);
+      stream = await container.attach(signal);
       step = "starting the container";
       // Attached before starting, so nothing the server writes first is lost.
-      await container.start(controller.signal);
+      await container.start(signal);
       const started = container;
       transport = new ContainerTransport({
         stream,
@@ -139,15 +121,12 @@ export class DockerUpstreamFactory implements UpstreamFactory {
         maxMessageBytes: this.options.maxMessageBytes,
       });
       step = "initialize";
-      const client = new Client(this.clientInfo, { capabilities: {} });
-      // Failures reach callers through rejected requests and onClosed; nothing to do with them here.
-      client.onerror = () => {};
-      await Promise.race([client.connect(transport, { timeout: options.timeoutMs }), deadline]);
+      const client = createSessionClient(this.options.clientInfo);
+      await deadline.race(client.connect(transport, { timeout: options.timeoutMs }));
       return new DockerConnection(client, transport, started.id);
     } catch (error) {
-      const message = abandoned
-        ? "start abandoned: the server was stopped"
-        : connectFailure(error, { step, timedOut, timeoutMs: options.timeoutMs, transport }, this.runtime);
+      const failure = { step, timedOut: deadline.timedOut, timeoutMs: options.timeoutMs, transport };
+      const message = deadline.abandoned ? ABANDONED_MESSAGE : connectFailure(error, failure, this.runtime);
       if (transport) await transport.close();
       else {
         stream?.destroy();
@@ -155,8 +134,7 @@ export class DockerUpstreamFactory implements UpstreamFactory {
       }
       throw new Error(message);
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      deadline.dispose();
     }
   }
 
@@ -175,6 +153,11 @@ export class DockerUpstreamFactory implements UpstreamFactory {
     }
     return this.engine;
   }
+}
+
+/** `build` with a relative context resolved against the server's working directory. */
+function inDirectory(build: BuildOptions, cwd: string | undefined): BuildOptions {
+  return cwd === undefined ? build : { ...build, context: resolve(cwd, build.context) };
 }
 
 interface FailureContext {

@@ -1,11 +1,10 @@
 import { readdir } from "node:fs/promises";
 import { resolve } from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import type Docker from "dockerode";
 import type { LogSink } from "../../../app/ports/upstream.js";
+import { LineSplitter } from "../session/line-splitter.js";
 import type { BuildOptions } from "./container-config.js";
 import { type ContainerRuntime, DockerFailure, describeEngineError, engineStatus } from "./engine-client.js";
-import { LineSplitter } from "./line-splitter.js";
 
 /**
  * Bound on one image build. Builds run outside the start timeout (a first build takes minutes);
@@ -104,18 +103,16 @@ function readBuildOutput(output: NodeJS.ReadableStream, logs: LogSink): Promise<
       const message = event.errorDetail?.message ?? event.error;
       if (typeof message === "string" && failure === undefined) failure = message.split("\n", 1)[0];
     });
-    const decoder = new StringDecoder("utf8");
     let settled = false;
     const done = (error?: unknown) => {
       if (settled) return;
       settled = true;
-      events.push(decoder.end());
       events.end();
       text.end();
       if (failure === undefined && error !== undefined) failure = "the build stream broke";
       resolveOutput(failure);
     };
-    output.on("data", (chunk: Buffer) => events.push(decoder.write(chunk)));
+    output.on("data", (chunk: Buffer) => events.push(chunk));
     output.on("end", () => done());
     output.on("close", () => done());
     output.on("error", (error) => done(error));

@@ -1,4 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { EndpointGuard, HttpClient, HttpClientFactory } from "../../../app/ports/endpoint-guard.js";
@@ -10,6 +10,8 @@ import type {
 } from "../../../app/ports/upstream.js";
 import { RequestRejected } from "../../../domain/errors.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
+import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
+import { type ClientInfo, createSessionClient } from "../session/mcp-session-connection.js";
 import { ConnectionWatch, type RemoteTransportKind, STREAM_RECONNECTION } from "./connection-watch.js";
 import { connectFailure, httpStatusOf, lostRequestAnswer, shouldFallBackToSse } from "./failure-messages.js";
 import { RemoteConnection } from "./remote-connection.js";
@@ -18,7 +20,7 @@ import { createScopedFetch } from "./scoped-fetch.js";
 
 export interface RemoteUpstreamOptions {
   /** Sent as `clientInfo` in `initialize`; pass the gateway's name and version. */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: ClientInfo;
   /** The SSRF policy, applied to endpoints registered through REST (`source: 'api'`). */
   guard: EndpointGuard;
   /** HTTP clients per connection: TLS settings, connect timeout, and the policy at connect time. */
@@ -50,47 +52,28 @@ interface Opened {
  * Not guaranteed: that a server behaves after initialize.
  */
 export class RemoteUpstreamFactory implements UpstreamFactory {
-  private readonly clientInfo: { name: string; version: string };
-
-  constructor(private readonly options: RemoteUpstreamOptions) {
-    this.clientInfo = options.clientInfo ?? { name: "airlock", version: "0.0.0" };
-  }
+  constructor(private readonly options: RemoteUpstreamOptions) {}
 
   async connect(spec: ServerSpec, _logs: LogSink, options: ConnectOptions): Promise<UpstreamConnection> {
     if (spec.mode !== "remote") throw new Error(`cannot run mode '${spec.mode}' as a remote server`);
     const endpoint = parseEndpoint(spec.endpoint);
     const settings = readRemoteSettings(spec.options);
     const opened: Opened = { abandoned: false };
-    let stopped: "timeout" | "aborted" | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort = () => {};
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        stopped = "timeout";
-        reject(new Error("deadline"));
-      }, options.timeoutMs);
-      onAbort = () => {
-        stopped = "aborted";
-        reject(new Error("aborted"));
-      };
-    });
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const deadline = new ConnectDeadline(options);
     const attempt = this.open(spec, endpoint, settings, opened, options.timeoutMs);
     try {
-      return await Promise.race([attempt, deadline]);
+      return await deadline.race(attempt);
     } catch (error) {
       opened.abandoned = true;
       // A connection that completes after the deadline is closed as soon as it exists.
       void attempt.then((connection) => connection.close()).catch(() => {});
       await opened.client?.close().catch(() => {});
       await opened.http?.close();
-      if (stopped === "aborted") throw new Error("start abandoned: the server was stopped");
-      if (stopped === "timeout") throw new Error(`initialize timed out after ${options.timeoutMs} ms`);
+      if (deadline.abandoned) throw new Error(ABANDONED_MESSAGE);
+      if (deadline.timedOut) throw new Error(`initialize timed out after ${options.timeoutMs} ms`);
       throw error;
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      deadline.dispose();
     }
   }
 
@@ -155,9 +138,7 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       kind === "sse"
         ? new SSEClientTransport(endpoint, { fetch })
         : new StreamableHTTPClientTransport(endpoint, { fetch, reconnectionOptions: STREAM_RECONNECTION });
-    const client = new Client(this.clientInfo, { capabilities: {} });
-    // Failures reach callers through rejected requests and onClosed; nothing to do with them here.
-    client.onerror = () => {};
+    const client = createSessionClient(this.options.clientInfo);
     watch.onRequestsLost = (ids, failure) => {
       for (const id of ids) transport.onmessage?.(lostRequestAnswer(id, failure));
     };

@@ -1,9 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { LogSink } from "../../../app/ports/upstream.js";
-import { LineSplitter } from "./line-splitter.js";
+import { LineSplitter } from "../session/line-splitter.js";
+import { StdioMessageReader, writeMessage } from "../session/stdio-framing.js";
+import { within } from "../session/within.js";
 import {
   installExitGuard,
   registerProcessGroup,
@@ -34,20 +35,16 @@ const SIGKILL_WAIT_MS = 5_000;
  */
 const STDOUT_DRAIN_MS = 200;
 
-/**
- * Largest amount of unread stdout kept while waiting for a newline. Well above the 10 MB per-call
- * result limit (plus JSON-RPC framing and escaping), so the gateway's own `ResponseTooLarge` check,
- * not the pipe, decides about big results. A server exceeding it is stopped.
- */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-
 export interface ChildProcessTransportOptions {
   /** argv[0] is looked up in PATH of `env`; no shell is involved. */
   argv: readonly string[];
   env: Record<string, string>;
+  /** Working directory of the child; the gateway's own when unset. */
+  cwd?: string | undefined;
   logs: LogSink;
-  stopTiming?: StopTiming;
-  maxMessageBytes?: number;
+  stopTiming?: StopTiming | undefined;
+  /** Largest message read from stdout; see `DEFAULT_MAX_MESSAGE_BYTES`. */
+  maxMessageBytes?: number | undefined;
 }
 
 export interface ChildExit {
@@ -66,7 +63,8 @@ export function describeExit(exit: ChildExit): string {
  * Unlike the SDK's `StdioClientTransport`, the child is spawned detached (on POSIX Node calls
  * `setsid`: a new session and process group whose id is the child's pid) and
  * every signal goes to the whole group, so wrappers (`sh -c`, `npx`) cannot leave grandchildren
- * behind. stderr is forwarded line by line to the `LogSink`.
+ * behind. stdout is read in the MCP stdio framing ({@link StdioMessageReader}); stderr is forwarded
+ * line by line to the `LogSink`.
  *
  * Guaranteed: `close()` is idempotent and resolves once the child has exited (or ignored SIGKILL for
  * {@link SIGKILL_WAIT_MS}); when the leader exits for any reason, the rest of its group is sent
@@ -82,14 +80,18 @@ export class ChildProcessTransport implements Transport {
   readonly ended: Promise<string>;
 
   private child: ChildProcessWithoutNullStreams | undefined;
-  private readonly readBuffer: ReadBuffer;
-  private readonly maxMessageBytes: number;
+  private readonly reader: StdioMessageReader;
   private readonly timing: StopTiming;
   private spawned = false;
   private spawnError: NodeJS.ErrnoException | undefined;
   private exit: ChildExit | undefined;
   /** Why we stopped the child ourselves without being asked (broken pipe, oversized message). */
   private cause: string | undefined;
+  /**
+   * Whether `cause` is the reason whatever the exit status says: a message over the limit is.
+   * A broken pipe is not: a crashing child closes its pipes, and its exit status tells more.
+   */
+  private causeDecides = false;
   /** Whether the stop sequence had to send a signal (the exit status then tells nothing). */
   private signalled = false;
   private stopping: Promise<void> | undefined;
@@ -102,8 +104,12 @@ export class ChildProcessTransport implements Transport {
   private readonly stdoutClosed: Promise<void>;
 
   constructor(private readonly options: ChildProcessTransportOptions) {
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.readBuffer = new ReadBuffer({ maxBufferSize: this.maxMessageBytes });
+    this.reader = new StdioMessageReader({
+      maxMessageBytes: options.maxMessageBytes,
+      logs: options.logs,
+      onMessage: (message) => this.onmessage?.(message),
+      onOversized: (cause) => this.stopUnasked(cause, true),
+    });
     this.timing = options.stopTiming ?? DEFAULT_STOP_TIMING;
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
@@ -143,6 +149,7 @@ export class ChildProcessTransport implements Transport {
     installExitGuard();
     const child = spawn(command, args, {
       env: this.options.env,
+      ...(this.options.cwd !== undefined && { cwd: this.options.cwd }),
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
       shell: false,
@@ -172,12 +179,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || this.finished || !stdin.writable) return Promise.reject(new Error("Not connected"));
-    return new Promise((resolve, reject) => {
-      // The callback runs once the data reached the pipe, so a slow reader applies backpressure.
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
-    });
+    return writeMessage(this.child?.stdin, message, !this.finished);
   }
 
   /** Stops the child and its group (stdin EOF, SIGTERM, SIGKILL); resolves once it has exited. */
@@ -200,33 +202,14 @@ export class ChildProcessTransport implements Transport {
         this.stopUnasked(`the server closed its stdin (${error.code ?? "error"})`);
     });
     const splitter = new LineSplitter((line) => this.options.logs.append("stderr", line));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => splitter.push(text));
+    child.stderr.on("data", (chunk: Buffer) => splitter.push(chunk));
     child.stderr.on("end", () => splitter.end());
     child.stderr.on("error", () => {});
   }
 
   private handleStdout(chunk: Buffer): void {
     if (this.finished || this.cause) return;
-    try {
-      this.readBuffer.append(chunk);
-    } catch {
-      this.stopUnasked(`the server sent a message larger than ${this.maxMessageBytes} bytes`);
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (error) {
-        // The buffer already skipped the bad line: report it and keep reading.
-        const text = error instanceof Error ? error.message : String(error);
-        this.options.logs.append("stdout", `ignored a stdout line that is not JSON-RPC: ${text}`);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
+    this.reader.push(chunk);
   }
 
   private handleExit(child: ChildProcessWithoutNullStreams, exit: ChildExit): void {
@@ -239,13 +222,14 @@ export class ChildProcessTransport implements Transport {
       unregisterProcessGroup(child.pid);
     }
     this.resolveExited();
-    void this.within(this.stdoutClosed, STDOUT_DRAIN_MS).then(() => this.finish());
+    void within(this.stdoutClosed, STDOUT_DRAIN_MS).then(() => this.finish());
   }
 
   /** The connection broke while the child lives: stop it the normal way, remembering why. */
-  private stopUnasked(cause: string): void {
+  private stopUnasked(cause: string, decides = false): void {
     if (this.cause || this.stopping || this.finished) return;
     this.cause = cause;
+    this.causeDecides = decides;
     void this.stop();
   }
 
@@ -259,30 +243,19 @@ export class ChildProcessTransport implements Transport {
     const pid = child?.pid;
     if (!child || pid === undefined || this.exit) return;
     child.stdin.end();
-    if (await this.within(this.exited, this.timing.stdinGraceMs)) return;
+    if (await within(this.exited, this.timing.stdinGraceMs)) return;
     this.signalled = true;
     signalProcessGroup(pid, "SIGTERM");
-    if (await this.within(this.exited, this.timing.termGraceMs)) return;
+    if (await within(this.exited, this.timing.termGraceMs)) return;
     signalProcessGroup(pid, "SIGKILL");
-    if (await this.within(this.exited, SIGKILL_WAIT_MS)) return;
+    if (await within(this.exited, SIGKILL_WAIT_MS)) return;
     this.finish();
-  }
-
-  /** Resolves true when `promise` settles within `ms`, false otherwise; never leaves a timer behind. */
-  private within(promise: Promise<void>, ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      void promise.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
   }
 
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.readBuffer.clear();
+    this.reader.clear();
     this.endReason = this.reason();
     this.resolveEnded(this.endReason);
     this.onclose?.();
@@ -291,7 +264,7 @@ export class ChildProcessTransport implements Transport {
   private reason(): string {
     if (!this.child) return "closed before start";
     if (this.spawnError) return `cannot start process (${this.spawnError.code ?? this.spawnError.message})`;
-    if (this.cause && (this.signalled || !this.exit)) return this.cause;
+    if (this.cause && (this.causeDecides || this.signalled || !this.exit)) return this.cause;
     if (this.exit) return describeExit(this.exit);
     return "process did not exit after SIGKILL";
   }

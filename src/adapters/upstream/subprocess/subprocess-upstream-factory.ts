@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { stat } from "node:fs/promises";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type {
   ConnectOptions,
@@ -8,33 +7,44 @@ import type {
   UpstreamFactory,
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
+import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
+import { type ClientInfo, createSessionClient } from "../session/mcp-session-connection.js";
 import { ChildProcessTransport, describeExit, type StopTiming } from "./child-process-transport.js";
 import { SubprocessConnection } from "./subprocess-connection.js";
 
 export interface SubprocessUpstreamOptions {
   /** Sent as `clientInfo` in `initialize`; pass the gateway's name and version. */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: ClientInfo;
+  /**
+   * The part of the gateway's environment every child inherits, under `spec.env`: pass
+   * `EnvSettings.childBaseEnv` (HOME, LOGNAME, PATH, SHELL, TERM, USER, as the MCP SDK's stdio
+   * transport inherits them). Defaults to nothing: a child then sees only `spec.env`, and a command
+   * without a slash is looked up in the system's default PATH.
+   */
+  baseEnv?: Readonly<Record<string, string>>;
   /** Waits of the stop sequence; defaults to `DEFAULT_STOP_TIMING`. */
   stopTiming?: StopTiming;
-  /** Largest unread stdout kept; defaults to `DEFAULT_MAX_MESSAGE_BYTES`. */
+  /** Largest message read from a child's stdout; defaults to `DEFAULT_MAX_MESSAGE_BYTES`. */
   maxMessageBytes?: number;
 }
 
 /**
  * Opens `mode: subprocess` servers: runs `spec.command` (an argv list, no shell) with `spec.env`
- * over the SDK's default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER: nothing else of the
- * gateway's environment leaks), in its own process group, and completes MCP `initialize`.
+ * over `baseEnv` (nothing else of the gateway's environment leaks), in `spec.cwd` when set (else
+ * the gateway's working directory; a relative command or script path is resolved there), in its own
+ * process group, and completes MCP `initialize`.
  *
- * Guaranteed: `connect` settles within `options.timeoutMs` (plus the stop sequence on failure);
- * on failure nothing of the child's process group is left running and the Error message is safe
- * to show (`command not found: foo`, `process exited with code 1 before initialize`,
- * `initialize timed out after 10000 ms`). Not guaranteed: that a server behaves after initialize.
+ * Guaranteed: `connect` settles within `options.timeoutMs` (plus the stop sequence on failure), or
+ * soon after `options.signal` aborts (`start abandoned: the server was stopped`); on failure nothing
+ * of the child's process group is left running and the Error message is safe to show (`command not
+ * found: foo`, `process exited with code 1 before initialize`, `initialize timed out after 10000
+ * ms`), never naming the working directory. Not guaranteed: that a server behaves after initialize.
  */
 export class SubprocessUpstreamFactory implements UpstreamFactory {
-  private readonly clientInfo: { name: string; version: string };
+  private readonly baseEnv: Readonly<Record<string, string>>;
 
   constructor(private readonly options: SubprocessUpstreamOptions = {}) {
-    this.clientInfo = options.clientInfo ?? { name: "airlock", version: "0.0.0" };
+    this.baseEnv = options.baseEnv ?? {};
   }
 
   async connect(spec: ServerSpec, logs: LogSink, options: ConnectOptions): Promise<UpstreamConnection> {
@@ -44,63 +54,66 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
     if (!command) throw new Error("subprocess server needs a non-empty command");
     const transport = new ChildProcessTransport({
       argv,
-      env: { ...getDefaultEnvironment(), ...spec.env },
+      env: { ...this.baseEnv, ...spec.env },
+      cwd: spec.cwd,
       logs,
       stopTiming: this.options.stopTiming,
       maxMessageBytes: this.options.maxMessageBytes,
     });
-    const client = new Client(this.clientInfo, { capabilities: {} });
-    // Failures reach callers through rejected requests and onClosed; nothing to do with them here.
-    client.onerror = () => {};
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    let aborted = false;
-    const onAbort = () => {
-      aborted = true;
-      rejectDeadline(new Error("aborted"));
-    };
-    let rejectDeadline: (error: Error) => void = () => {};
-    const deadline = new Promise<never>((_, reject) => {
-      rejectDeadline = reject;
-      timer = setTimeout(() => {
-        timedOut = true;
-        reject(new Error("deadline"));
-      }, options.timeoutMs);
-    });
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const client = createSessionClient(this.options.clientInfo);
+    const deadline = new ConnectDeadline(options);
     try {
-      await Promise.race([client.connect(transport, { timeout: options.timeoutMs }), deadline]);
+      await deadline.race(client.connect(transport, { timeout: options.timeoutMs }));
     } catch (error) {
-      const message = aborted
-        ? "start abandoned: the server was stopped"
-        : connectFailure(error, transport, command, options.timeoutMs, timedOut);
+      const spawnError = transport.spawnFailure;
+      const message = deadline.abandoned
+        ? ABANDONED_MESSAGE
+        : spawnError
+          ? await spawnFailure(spawnError, command, spec.cwd)
+          : connectFailure(error, transport, deadline.timedOut, options.timeoutMs);
       await transport.close();
       throw new Error(message);
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      deadline.dispose();
     }
     return new SubprocessConnection(client, transport);
   }
 }
 
-/** The safe-to-show reason a connect failed; computed before the child is stopped. */
+/** The safe-to-show reason the command could not be started. */
+async function spawnFailure(
+  error: NodeJS.ErrnoException,
+  command: string,
+  cwd: string | undefined,
+): Promise<string> {
+  // A missing working directory fails the spawn with the same ENOENT as a missing command. The
+  // path comes from the configuration; the caller only learns that it is unusable.
+  if (cwd !== undefined && !(await isDirectory(cwd)))
+    return `cannot start ${command}: its working directory is missing or not a directory`;
+  if (error.code === "ENOENT") return `command not found: ${command}`;
+  if (error.code === "EACCES") return `permission denied: ${command}`;
+  return `cannot start ${command}: ${error.code ?? error.message}`;
+}
+
+/** The safe-to-show reason a started child did not initialize; computed before it is stopped. */
 function connectFailure(
   error: unknown,
   transport: ChildProcessTransport,
-  command: string,
-  timeoutMs: number,
   timedOut: boolean,
+  timeoutMs: number,
 ): string {
-  const spawnError = transport.spawnFailure;
-  if (spawnError?.code === "ENOENT") return `command not found: ${command}`;
-  if (spawnError?.code === "EACCES") return `permission denied: ${command}`;
-  if (spawnError) return `cannot start ${command}: ${spawnError.code ?? spawnError.message}`;
   const exit = transport.exitStatus;
   if (exit) return `${describeExit(exit)} before initialize`;
   if (timedOut || (error instanceof McpError && error.code === ErrorCode.RequestTimeout))
     return `initialize timed out after ${timeoutMs} ms`;
   if (transport.closedReason) return `${transport.closedReason} before initialize`;
   return `initialize failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }

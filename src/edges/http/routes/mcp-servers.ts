@@ -62,6 +62,20 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
     return { tools: result.tools };
   });
 
+  app.get<IdParams & { Querystring: { limit?: string; from_position?: string } }>(
+    "/mcp_servers/:id/tools/history",
+    async (request) =>
+      run(
+        op.toolHistory,
+        {
+          mcp_server: request.params.id,
+          limit: request.query.limit,
+          from_position: request.query.from_position,
+        },
+        request,
+      ),
+  );
+
   app.get<IdParams>("/mcp_servers/:id/health", async (request) =>
     run(op.serverHealth, { mcp_server: request.params.id }, request),
   );

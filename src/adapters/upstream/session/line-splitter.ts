@@ -1,24 +1,26 @@
+import { StringDecoder } from "node:string_decoder";
+
 /**
- * The longest log line kept whole, in UTF-16 characters. A container that writes without ever
- * ending a line would otherwise grow this buffer without bound; past this size the text so far is
- * emitted as a line of its own. 16 Ki characters is far above any real log line.
+ * The longest log line kept whole, in UTF-16 characters. A server that writes without ever ending
+ * a line would otherwise grow this buffer without bound; past this size the text so far is emitted
+ * as a line of its own. 16 Ki characters is far above any real log line.
  */
 export const MAX_LINE_CHARS = 16 * 1024;
 
 /**
- * The same helper as `upstream/subprocess/line-splitter.ts`: adapter folders never import each
- * other, so the few lines are kept here too.
- *
- * Turns decoded text chunks into lines (without the `\n` or `\r\n`). Feed it with `push`, then call
- * `end` once the stream ended to emit a last unterminated line.
+ * Turns text, or UTF-8 bytes, into lines (without the `\n` or `\r\n`): stderr of a child or a
+ * container, an image build's progress. Feed it with `push`, then call `end` once the stream ended
+ * to emit a last unterminated line. Bytes are decoded across chunks, so a character cut between two
+ * chunks arrives whole.
  */
 export class LineSplitter {
   private pending = "";
+  private readonly decoder = new StringDecoder("utf8");
 
   constructor(private readonly emit: (line: string) => void) {}
 
-  push(chunk: string): void {
-    let text = this.pending + chunk;
+  push(chunk: string | Buffer): void {
+    let text = this.pending + (typeof chunk === "string" ? chunk : this.decoder.write(chunk));
     let newline = text.indexOf("\n");
     while (newline !== -1) {
       this.emitLine(text.slice(0, newline));
@@ -33,6 +35,7 @@ export class LineSplitter {
   }
 
   end(): void {
+    this.push(this.decoder.end());
     if (this.pending.length > 0) this.emitLine(this.pending);
     this.pending = "";
   }

@@ -1,0 +1,36 @@
+import type { Clock } from "../../../app/ports/clock.js";
+import type { StoreRepositories } from "../../../app/ports/store-repositories.js";
+import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
+import { MemoryApprovalRepository } from "./memory-approval-repository.js";
+import { MemoryAuditTrail } from "./memory-audit-trail.js";
+import { MemoryLeaseStore } from "./memory-lease-store.js";
+import { MemoryMetricHistory } from "./memory-metric-history.js";
+import { MemoryRoleAssignmentRepository } from "./memory-role-assignment-repository.js";
+import { MemoryRoleRepository } from "./memory-role-repository.js";
+import { MemorySagaStore } from "./memory-saga-store.js";
+import { MemoryServerConfigRepository } from "./memory-server-config-repository.js";
+import { MemorySuspendedSessionRepository } from "./memory-suspended-session-repository.js";
+import { MemoryToolAccessPolicyRepository } from "./memory-tool-access-policy-repository.js";
+
+export interface MemoryRepositoryOptions {
+  /** The lease's clock (epoch milliseconds); default the system's. Nothing else reads a clock. */
+  clock?: Pick<Clock, "now">;
+}
+
+/** Every repository in process memory: nothing survives a restart or is seen by another replica. */
+export function memoryRepositories(options: MemoryRepositoryOptions = {}): StoreRepositories {
+  return {
+    durable: false,
+    serverConfigs: new MemoryServerConfigRepository(),
+    audit: new MemoryAuditTrail(),
+    sagas: new MemorySagaStore(),
+    approvals: new MemoryApprovalRepository(),
+    apiKeys: new MemoryApiKeyRepository(),
+    roles: new MemoryRoleRepository(),
+    roleAssignments: new MemoryRoleAssignmentRepository(),
+    toolAccessPolicies: new MemoryToolAccessPolicyRepository(),
+    metricHistory: new MemoryMetricHistory(),
+    lease: new MemoryLeaseStore(options.clock),
+    suspendedSessions: new MemorySuspendedSessionRepository(),
+  };
+}

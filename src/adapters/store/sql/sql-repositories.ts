@@ -1,0 +1,38 @@
+import type { Kysely } from "kysely";
+import type { StoreRepositories } from "../../../app/ports/store-repositories.js";
+import type { SqlStore } from "../sql-store.js";
+import { SqlApiKeyRepository } from "./sql-api-key-repository.js";
+import { SqlApprovalRepository } from "./sql-approval-repository.js";
+import { SqlAuditTrail } from "./sql-audit-trail.js";
+import { SqlLeaseStore } from "./sql-lease-store.js";
+import { SqlMetricHistory } from "./sql-metric-history.js";
+import { SqlRoleAssignmentRepository } from "./sql-role-assignment-repository.js";
+import { SqlRoleRepository } from "./sql-role-repository.js";
+import { SqlSagaStore } from "./sql-saga-store.js";
+import { SqlServerConfigRepository } from "./sql-server-config-repository.js";
+import { SqlSuspendedSessionRepository } from "./sql-suspended-session-repository.js";
+import { SqlToolAccessPolicyRepository } from "./sql-tool-access-policy-repository.js";
+import type { StoreTables } from "./store-tables.js";
+
+/**
+ * Every repository over one open (and migrated) SQLite or PostgreSQL store. The repositories hold
+ * no connection of their own: closing `store` ends them.
+ */
+export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
+  // The store's own table type (if any) does not matter here: migrations 0002+ create these tables.
+  const db = store.db as unknown as Kysely<StoreTables>;
+  return {
+    durable: true,
+    serverConfigs: new SqlServerConfigRepository(db),
+    audit: new SqlAuditTrail(db),
+    sagas: new SqlSagaStore(db),
+    approvals: new SqlApprovalRepository(db),
+    apiKeys: new SqlApiKeyRepository(db),
+    roles: new SqlRoleRepository(db),
+    roleAssignments: new SqlRoleAssignmentRepository(db),
+    toolAccessPolicies: new SqlToolAccessPolicyRepository(db),
+    metricHistory: new SqlMetricHistory(db),
+    lease: new SqlLeaseStore(db, store.dialect),
+    suspendedSessions: new SqlSuspendedSessionRepository(db),
+  };
+}

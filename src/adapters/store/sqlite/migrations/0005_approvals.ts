@@ -1,0 +1,37 @@
+import type { Kysely } from "kysely";
+
+/** Approvals of held tool calls; (state, expires_at) serves the expiry sweep. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable("approvals")
+    .addColumn("approval_id", "text", (c) => c.primaryKey().notNull())
+    .addColumn("mcp_server_id", "text", (c) => c.notNull())
+    .addColumn("tool_name", "text", (c) => c.notNull())
+    .addColumn("arguments", "text", (c) => c.notNull())
+    .addColumn("arguments_hash", "text", (c) => c.notNull())
+    .addColumn("state", "text", (c) => c.notNull())
+    .addColumn("channel", "text", (c) => c.notNull())
+    .addColumn("requested_at", "real", (c) => c.notNull())
+    .addColumn("expires_at", "real", (c) => c.notNull())
+    .addColumn("requested_by", "text", (c) => c.notNull())
+    .addColumn("tenant_id", "text")
+    .addColumn("decided_by", "text")
+    .addColumn("decided_at", "real")
+    .addColumn("reason", "text")
+    .execute();
+  await db.schema
+    .createIndex("approvals_state_expires")
+    .on("approvals")
+    .columns(["state", "expires_at"])
+    .execute();
+  await db.schema
+    .createIndex("approvals_server")
+    .on("approvals")
+    .columns(["mcp_server_id", "requested_at"])
+    .execute();
+  await db.schema.createIndex("approvals_requested").on("approvals").columns(["requested_at"]).execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable("approvals").execute();
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { serverStream } from "../event-recorder.js";
+import { defineOperation } from "../operation.js";
+
+/** Spec 1 §4: `limit` default 100, clamped to 1-500; `from_position` default 0, inclusive. */
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 500;
+const HISTORY_TYPES = ["ToolInvocationCompleted", "ToolInvocationFailed"] as const;
+
+const clampedInt = (fallback: number, min: number, max: number) =>
+  z
+    .unknown()
+    .transform((raw) => (raw === undefined || raw === null || raw === "" ? Number.NaN : Number(raw)))
+    .transform((n) => (Number.isFinite(n) ? Math.min(max, Math.max(min, Math.trunc(n))) : fallback));
+
+export const toolHistory = defineOperation({
+  name: "tool-history",
+  kind: "query",
+  summary: "Tool invocations of one server from the event store, oldest first, paged by stream version.",
+  permissions: ["mcp_servers:read"],
+  input: z.object({
+    mcp_server: z.string().min(1),
+    limit: clampedInt(DEFAULT_LIMIT, 1, MAX_LIMIT),
+    from_position: clampedInt(0, 0, Number.MAX_SAFE_INTEGER),
+  }),
+  async run({ fleet, eventStore }, input) {
+    const server = fleet.require(input.mcp_server);
+    await eventStore.flush();
+    const stored = await eventStore.readStream(serverStream(server.id), {
+      fromVersion: input.from_position,
+      limit: input.limit,
+      types: HISTORY_TYPES,
+    });
+    const history = stored.map(({ event, stream_version, position }) => {
+      const { type, ...rest } = event;
+      return { event_type: type, ...rest, version: stream_version, position };
+    });
+    return { mcp_server_id: server.id, history, total: history.length };
+  },
+});

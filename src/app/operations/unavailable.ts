@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { GatewayError } from "../../domain/errors.js";
+import { defineOperation, type Operation, type Permission } from "../operation.js";
+
+/**
+ * An operation whose feature this release does not serve yet: it validates its input like the
+ * real one will, then answers `NotConfiguredError` naming the feature, so clients see the tool, its
+ * parameters and a clear reason instead of an unknown tool.
+ */
+export function unavailable<S extends z.ZodObject>(
+  name: string,
+  feature: string,
+  permissions: readonly Permission[],
+  input: S,
+): Operation<S, never> {
+  return defineOperation({
+    name,
+    kind: "command",
+    summary: `${feature}: not configured in this release.`,
+    permissions,
+    input,
+    async run() {
+      throw new GatewayError("NotConfiguredError", `${feature} is not configured`, { feature });
+    },
+  });
+}
+
+export const reloadConfig = unavailable(
+  "reload-config",
+  "configuration reload",
+  ["config:reload"],
+  z.object({ graceful: z.boolean().default(true).describe("Recorded on the reload request event") }),
+);
+
+const policyList = z.array(z.string()).nullish();
+
+export const loadServer = unavailable(
+  "load-server",
+  "hot loading",
+  ["mcp_servers:write"],
+  z.object({
+    name: z.string().min(1).describe("Server name in the MCP registry"),
+    force_unverified: z.boolean().default(false).describe("Load a server the registry does not verify"),
+    allow_tools: policyList.describe("Only these tools (fnmatch globs)"),
+    deny_tools: policyList.describe("Hide these tools (fnmatch globs)"),
+    approval_tools: policyList.describe("Hold calls of these tools for approval"),
+  }),
+);
+
+export const unloadServer = unavailable(
+  "unload-server",
+  "hot loading",
+  ["mcp_servers:write"],
+  z.object({ mcp_server: z.string().min(1).describe("Runtime server id") }),
+);
+
+export const gatewayMetrics = unavailable(
+  "gateway-metrics",
+  "metrics",
+  ["metrics:read"],
+  z.object({ format: z.string().default("json").describe("json or prometheus") }),
+);
+
+export const discover = unavailable("discover", "discovery", ["discovery:trigger"], z.object({}));
+export const discovered = unavailable("discovered", "discovery", ["discovery:read"], z.object({}));
+export const discoverySources = unavailable(
+  "discovery-sources",
+  "discovery",
+  ["discovery:read"],
+  z.object({}),
+);
+export const quarantined = unavailable("quarantined", "discovery", ["discovery:approve"], z.object({}));
+export const approveDiscovered = unavailable(
+  "approve-discovered",
+  "discovery",
+  ["discovery:approve"],
+  z.object({
+    name: z.string().min(1).describe("Quarantined server name"),
+    approve: z.boolean().default(true).describe("true registers it, false rejects it"),
+  }),
+);
+
+export const groupList = unavailable(
+  "group-list",
+  "groups",
+  ["group:read"],
+  z.object({ state_filter: z.string().nullish().describe("healthy, partial, inactive or degraded") }),
+);
+export const groupRebalance = unavailable(
+  "group-rebalance",
+  "groups",
+  ["group:update"],
+  z.object({ group: z.string().min(1).describe("Group id") }),
+);

@@ -1,0 +1,31 @@
+import type { ApiKeyRepository } from "./api-key-repository.js";
+import type { ApprovalRepository } from "./approval-repository.js";
+import type { AuditTrail } from "./audit-trail.js";
+import type { LeaseStore } from "./lease-store.js";
+import type { MetricHistory } from "./metric-history.js";
+import type { RoleAssignmentRepository } from "./role-assignment-repository.js";
+import type { RoleRepository } from "./role-repository.js";
+import type { SagaStore } from "./saga-store.js";
+import type { ServerConfigRepository } from "./server-config-repository.js";
+import type { SuspendedSessionRepository } from "./suspended-session-repository.js";
+import type { ToolAccessPolicyRepository } from "./tool-access-policy-repository.js";
+
+/**
+ * Every repository of one backend (the event store is separate: it batches and owns its
+ * lifecycle). All members share the backend's connection; closing the backend closes them.
+ */
+export interface StoreRepositories {
+  /** True when the records survive a restart and are shared by replicas using the same database. */
+  readonly durable: boolean;
+  readonly serverConfigs: ServerConfigRepository;
+  readonly audit: AuditTrail;
+  readonly sagas: SagaStore;
+  readonly approvals: ApprovalRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly roles: RoleRepository;
+  readonly roleAssignments: RoleAssignmentRepository;
+  readonly toolAccessPolicies: ToolAccessPolicyRepository;
+  readonly metricHistory: MetricHistory;
+  readonly lease: LeaseStore;
+  readonly suspendedSessions: SuspendedSessionRepository;
+}

@@ -1,0 +1,82 @@
+import { MemoryEventStore } from "../adapters/store/memory/memory-event-store.js";
+import { memoryRepositories } from "../adapters/store/memory/memory-repositories.js";
+import { openPostgres } from "../adapters/store/postgres/open-postgres.js";
+import { PostgresEventStore } from "../adapters/store/postgres/postgres-event-store.js";
+import { sqlRepositories } from "../adapters/store/sql/sql-repositories.js";
+import type { SqlStore } from "../adapters/store/sql-store.js";
+import { openSqlite } from "../adapters/store/sqlite/open-sqlite.js";
+import { SqliteEventStore } from "../adapters/store/sqlite/sqlite-event-store.js";
+import type { EventStore } from "../app/ports/event-store.js";
+import type { Logger } from "../app/ports/logger.js";
+import type { StoreRepositories } from "../app/ports/store-repositories.js";
+import type { GatewayConfig } from "../config/schema.js";
+
+/** What the gateway persists to, opened and migrated. */
+export interface Storage {
+  readonly eventStore: EventStore;
+  readonly repositories: StoreRepositories;
+  /** `sqlite <path>`, `postgresql db@host` or `memory`: for logs, never a password. */
+  readonly description: string;
+  /** Set when a durable store could not open and memory was used instead (`/health/ready` is 503). */
+  readonly degraded: { reason: string } | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the backend of `persistence.backend` (one SQLite file, `persistence.sqlite.path`, by default
+ * the event store's `event_store.path`; or PostgreSQL with the `persistence.postgresql` settings
+ * passed to the driver) and the event store of `event_store.driver` on it. A durable store that
+ * cannot open refuses the start (throws) unless `event_store.allow_memory_fallback`, in which case
+ * everything runs in memory and `degraded` says why.
+ */
+export async function openStorage(config: GatewayConfig, logger: Logger): Promise<Storage> {
+  const onError = (error: unknown, failure: { attempt: number; events: number }) =>
+    logger.error({ err: String(error), ...failure }, "event store batch failed; retrying");
+  let sql: SqlStore<unknown>;
+  try {
+    sql = await openBackend(config);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!config.event_store.allow_memory_fallback) throw new Error(`storage: ${reason}`);
+    logger.error(
+      { reason },
+      "durable storage unavailable; running in memory (event_store.allow_memory_fallback)",
+    );
+    return memoryStorage({ reason });
+  }
+  const repositories = sqlRepositories(sql);
+  const eventStore: EventStore =
+    config.event_store.driver === "memory" || !config.event_store.enabled
+      ? new MemoryEventStore({ onError })
+      : sql.dialect === "sqlite"
+        ? new SqliteEventStore(sql, { onError })
+        : new PostgresEventStore(sql, { onError });
+  return {
+    eventStore,
+    repositories,
+    description: sql.description,
+    degraded: null,
+    async close() {
+      await eventStore.close();
+      await sql.close();
+    },
+  };
+}
+
+function openBackend(config: GatewayConfig): Promise<SqlStore<unknown>> {
+  if (config.persistence.backend === "postgresql") {
+    return openPostgres({ connection: { ...(config.persistence.postgresql ?? {}) } });
+  }
+  return openSqlite({ path: config.persistence.sqlite?.path ?? config.event_store.path });
+}
+
+export function memoryStorage(degraded: { reason: string } | null = null): Storage {
+  const eventStore = new MemoryEventStore();
+  return {
+    eventStore,
+    repositories: memoryRepositories(),
+    description: "memory",
+    degraded,
+    close: () => eventStore.close(),
+  };
+}

@@ -1,0 +1,112 @@
+import type { FastifyRequest } from "fastify";
+import { ANONYMOUS, type Principal } from "../../../app/context.js";
+import type { Logger } from "../../../app/ports/logger.js";
+import type { StreamIdentity } from "./event-connection.js";
+import type { OriginCheck } from "./origin-policy.js";
+
+/** Credentials as the handshake carried them; each is absent when not sent or empty. */
+export interface StreamCredentials {
+  /** The API-key header (`auth.api_key.header_name`, default `X-API-Key`). */
+  apiKey?: string;
+  /** The token of `Authorization: Bearer <token>`. */
+  bearer?: string;
+  /** The `?token=` query parameter, for browsers, which cannot set headers on a WebSocket. */
+  token?: string;
+}
+
+export type StreamAuthentication =
+  | { ok: true; principal: Principal; authenticated: boolean }
+  | { ok: false; reason: string };
+
+/**
+ * Establishes who opens the stream. A refusal's `reason` is sent to the client as the close
+ * reason, so it must carry no secret. Authentication proper is supplied by the composition.
+ */
+export type StreamAuthenticator = (
+  credentials: StreamCredentials,
+  request: FastifyRequest,
+) => Promise<StreamAuthentication>;
+
+/**
+ * Whether the principal holds `audit:read` for the stream. `true` confines a principal that
+ * carries a tenant to that tenant; an object states the confinement explicitly (`tenantScope:
+ * null` for a global grant). `false` refuses.
+ */
+export type StreamAuthorizer = (
+  principal: Principal,
+  authenticated: boolean,
+) => boolean | { tenantScope: string | null };
+
+/** With authentication off every caller is the anonymous principal, and it may read the stream. */
+export const allowAnonymous: StreamAuthenticator = async () => ({
+  ok: true,
+  principal: ANONYMOUS,
+  authenticated: false,
+});
+
+export const allowAll: StreamAuthorizer = () => true;
+
+export type HandshakeVerdict = ({ ok: true } & StreamIdentity) | { ok: false; reason: string };
+
+export interface HandshakeRules {
+  originAllowed: OriginCheck;
+  apiKeyHeader: string;
+  authenticate: StreamAuthenticator;
+  authorize: StreamAuthorizer;
+  logger: Logger;
+}
+
+export const ORIGIN_REFUSED = "Origin not allowed";
+export const ACCESS_DENIED = "Access denied: audit:read required";
+const AUTHENTICATION_FAILED = "Authentication failed";
+
+/**
+ * Origin first (a foreign page must learn nothing, not even whether its credentials work), then
+ * authentication, then authorization.
+ */
+export async function judgeHandshake(
+  request: FastifyRequest,
+  rules: HandshakeRules,
+): Promise<HandshakeVerdict> {
+  const origin = singleHeader(request, "origin");
+  if (!rules.originAllowed(origin)) {
+    rules.logger.info({ origin }, "event stream refused: origin not allowed");
+    return { ok: false, reason: ORIGIN_REFUSED };
+  }
+  let authentication: StreamAuthentication;
+  try {
+    authentication = await rules.authenticate(credentialsOf(request, rules.apiKeyHeader), request);
+  } catch (error) {
+    rules.logger.error({ err: String(error) }, "event stream authentication threw");
+    return { ok: false, reason: AUTHENTICATION_FAILED };
+  }
+  if (!authentication.ok) {
+    rules.logger.info({ reason: authentication.reason }, "event stream refused: not authenticated");
+    return { ok: false, reason: authentication.reason };
+  }
+  const { principal, authenticated } = authentication;
+  const grant = rules.authorize(principal, authenticated);
+  if (grant === false) {
+    rules.logger.info({ principal_id: principal.id }, "event stream refused: audit:read missing");
+    return { ok: false, reason: ACCESS_DENIED };
+  }
+  const tenantScope = grant === true ? principal.tenant_id : grant.tenantScope;
+  return { ok: true, principal, authenticated, tenantScope };
+}
+
+export function credentialsOf(request: FastifyRequest, apiKeyHeader: string): StreamCredentials {
+  const credentials: StreamCredentials = {};
+  const apiKey = singleHeader(request, apiKeyHeader.toLowerCase());
+  if (apiKey) credentials.apiKey = apiKey;
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(singleHeader(request, "authorization") ?? "")?.[1];
+  if (bearer) credentials.bearer = bearer;
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  if (typeof token === "string" && token !== "") credentials.token = token;
+  return credentials;
+}
+
+/** A header sent once; a repeated header counts as absent rather than guessing which is meant. */
+function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === "string" ? value : undefined;
+}

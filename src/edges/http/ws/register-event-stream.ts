@@ -1,0 +1,165 @@
+import fastifyWebsocket from "@fastify/websocket";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AppServices } from "../../../app/services.js";
+import { EventStreamHub } from "./event-stream-hub.js";
+import {
+  allowAll,
+  allowAnonymous,
+  type HandshakeRules,
+  type HandshakeVerdict,
+  judgeHandshake,
+  type StreamAuthenticator,
+  type StreamAuthorizer,
+} from "./handshake.js";
+import { createOriginCheck } from "./origin-policy.js";
+import {
+  CLOSE_GOING_AWAY,
+  CLOSE_POLICY_VIOLATION,
+  closeReason,
+  SOCKET_CLOSED,
+  type StreamSocket,
+} from "./socket.js";
+import { DEFAULT_LIMITS, DEFAULT_TIMINGS, type StreamLimits, type StreamTimings } from "./stream-settings.js";
+
+export interface EventStreamOptions {
+  /** Defaults to `allowAnonymous` (authentication off). */
+  authenticate?: StreamAuthenticator;
+  /** The `audit:read` check; defaults to allowing every principal (authentication off). */
+  authorize?: StreamAuthorizer;
+  /** Name of the API-key header (`auth.api_key.header_name`); default `X-API-Key`. */
+  apiKeyHeader?: string;
+  /** Browser origins allowed besides loopback ones (`http.allowed_origins`). */
+  allowedOrigins?: readonly string[];
+  timings?: Partial<StreamTimings>;
+  limits?: Partial<StreamLimits>;
+  /** Largest frame a client may send; a larger one closes the socket with 1009. Default 64 KiB. */
+  maxPayloadBytes?: number;
+}
+
+/** Name under which the hub is decorated on the root instance: `app.getDecorator<EventStreamHub>(...)`. */
+export const EVENT_STREAM_DECORATOR = "eventStream";
+export const EVENT_STREAM_PATH = "/ws/events";
+
+/** Client frames are small JSON objects; 64 KiB leaves room for a maximal subscribe frame. */
+const DEFAULT_MAX_PAYLOAD = 64 * 1024;
+const SHUTDOWN_REASON = "Server shutting down";
+
+/**
+ * Mounts `{prefix}/ws/events` on the root instance `app`, registering WebSocket support first
+ * (once per instance). Returns the hub, which is also decorated as `eventStream`.
+ */
+export async function registerEventStream(
+  app: FastifyInstance,
+  services: Pick<AppServices, "bus" | "logger">,
+  options: EventStreamOptions,
+  prefix: string,
+): Promise<EventStreamHub> {
+  const timings: StreamTimings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const limits: StreamLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  await registerWebSocketSupport(app, {
+    maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD,
+    closeGraceMs: timings.closeGraceMs,
+  });
+  const hub = new EventStreamHub(services.bus, { timings, limits }, services.logger);
+  app.decorate(EVENT_STREAM_DECORATOR, hub);
+  const rules: HandshakeRules = {
+    originAllowed: createOriginCheck(options.allowedOrigins),
+    apiKeyHeader: options.apiKeyHeader ?? "X-API-Key",
+    authenticate: options.authenticate ?? allowAnonymous,
+    authorize: options.authorize ?? allowAll,
+    logger: services.logger,
+  };
+  // The verdict is reached in a hook, before the upgrade, so that the handler runs synchronously
+  // once the socket exists and no client frame can arrive before its listener is attached.
+  const verdicts = new WeakMap<FastifyRequest, HandshakeVerdict>();
+  await app.register(
+    async (api) => {
+      api.route({
+        method: "GET",
+        url: EVENT_STREAM_PATH,
+        websocket: true,
+        logSerializers: { req: describeRequest },
+        preValidation: async (request) => {
+          if (request.ws) verdicts.set(request, await judgeHandshake(request, rules));
+        },
+        handler: (rawSocket, request) => {
+          const socket = rawSocket as StreamSocket;
+          const verdict = verdicts.get(request) ?? { ok: false, reason: "Handshake not evaluated" };
+          verdicts.delete(request);
+          if (!verdict.ok) {
+            // Decisions: the upgrade is accepted and then closed, so the client can read the reason.
+            socket.close(CLOSE_POLICY_VIOLATION, closeReason(verdict.reason));
+            setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
+            return;
+          }
+          const { principal, authenticated, tenantScope } = verdict;
+          hub.open(socket, { principal, authenticated, tenantScope });
+        },
+      });
+    },
+    { prefix },
+  );
+  return hub;
+}
+
+/**
+ * The request as the log shows it: fastify's default fields, with the value of `?token=` (a
+ * credential browsers must put in the URL) replaced so that it never reaches a log line.
+ */
+function describeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactToken(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+export function redactToken(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/g, "$1[REDACTED]");
+}
+
+interface SocketServer {
+  readonly clients: Set<StreamSocket & { once(event: "close", listener: () => void): unknown }>;
+  close(callback: () => void): void;
+}
+
+/**
+ * Registers `@fastify/websocket` on the root instance unless already there. Its shutdown hook is
+ * replaced so that closing the application closes every socket with 1001 (going away) rather than
+ * with no code, and destroys those whose peer does not answer within `closeGraceMs`.
+ */
+export async function registerWebSocketSupport(
+  app: FastifyInstance,
+  settings: { maxPayloadBytes: number; closeGraceMs: number },
+): Promise<void> {
+  if (app.hasDecorator("websocketServer")) return;
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: settings.maxPayloadBytes },
+    preClose: async () => {
+      const server = app.getDecorator<SocketServer>("websocketServer");
+      await Promise.all(
+        [...server.clients].map(
+          (client) =>
+            new Promise<void>((resolve) => {
+              if (client.readyState === SOCKET_CLOSED) {
+                resolve();
+                return;
+              }
+              const timer = setTimeout(() => {
+                client.terminate();
+                resolve();
+              }, settings.closeGraceMs);
+              client.once("close", () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              client.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
+            }),
+        ),
+      );
+      await new Promise<void>((resolve) => server.close(resolve));
+    },
+  });
+}

@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memoryRepositories } from "../../../src/adapters/store/memory/memory-repositories.js";
+import { sqlRepositories } from "../../../src/adapters/store/sql/sql-repositories.js";
+import type { AuditRecord } from "../../../src/app/ports/audit-trail.js";
+import type { StoreRepositories } from "../../../src/app/ports/store-repositories.js";
+import {
+  BACKENDS,
+  type BackendName,
+  describePostgres,
+  freshPostgres,
+  freshSqlite,
+} from "../../support/backends.js";
+
+async function open(backend: BackendName): Promise<{ repos: StoreRepositories; close(): Promise<void> }> {
+  if (backend === "memory") return { repos: memoryRepositories(), close: async () => undefined };
+  const store = backend === "sqlite" ? await freshSqlite() : await freshPostgres();
+  return { repos: sqlRepositories(store), close: () => store.close() };
+}
+const describeNow = async (name: string, body: () => void) => describe(name, body);
+
+const record = (id: string, occurred_at: number, extra: Partial<AuditRecord> = {}): AuditRecord => ({
+  id,
+  occurred_at,
+  actor: "alice",
+  action: "register-server",
+  target: "math",
+  outcome: "success",
+  details: { mode: "subprocess", nested: { n: 1 } },
+  tenant_id: null,
+  ...extra,
+});
+
+for (const backend of BACKENDS) {
+  await (backend === "postgres" ? describePostgres : describeNow)(`AuditTrail on ${backend}`, () => {
+    let repos: StoreRepositories;
+    let close: (() => Promise<void>) | undefined;
+    beforeEach(async () => {
+      ({ repos, close } = await open(backend));
+    });
+    afterEach(async () => {
+      await close?.();
+      close = undefined;
+    });
+
+    it("returns appended records newest first, with their details", async () => {
+      await repos.audit.append([record("a", 10), record("b", 30.5, { tenant_id: "t1" }), record("c", 20)]);
+      const records = await repos.audit.query();
+      expect(records.map((r) => r.id)).toEqual(["b", "c", "a"]);
+      expect(records[0]).toEqual(record("b", 30.5, { tenant_id: "t1" }));
+    });
+
+    it("orders records of the same instant in reverse order of appending", async () => {
+      await repos.audit.append([record("first", 5), record("second", 5)]);
+      await repos.audit.append([record("third", 5)]);
+      expect((await repos.audit.query()).map((r) => r.id)).toEqual(["third", "second", "first"]);
+    });
+
+    it("filters by time range (from inclusive, to exclusive), actor, action and tenant", async () => {
+      await repos.audit.append([
+        record("a", 10, { actor: "alice", action: "start" }),
+        record("b", 20, { actor: "bob", action: "start", tenant_id: "t1" }),
+        record("c", 30, { actor: "alice", action: "stop", tenant_id: "t1" }),
+        record("d", 40, { actor: "alice", action: "start" }),
+      ]);
+      const ids = async (q: Parameters<StoreRepositories["audit"]["query"]>[0]) =>
+        (await repos.audit.query(q)).map((r) => r.id);
+      expect(await ids({ from: 20, to: 40 })).toEqual(["c", "b"]);
+      expect(await ids({ actor: "alice" })).toEqual(["d", "c", "a"]);
+      expect(await ids({ action: "start", actor: "alice" })).toEqual(["d", "a"]);
+      expect(await ids({ tenant_id: "t1" })).toEqual(["c", "b"]);
+      expect(await ids({ actor: "nobody" })).toEqual([]);
+    });
+
+    it("returns at most `limit` records, the newest ones", async () => {
+      await repos.audit.append(Array.from({ length: 12 }, (_, i) => record(`r${i}`, i)));
+      expect((await repos.audit.query({ limit: 3 })).map((r) => r.id)).toEqual(["r11", "r10", "r9"]);
+      expect(await repos.audit.query({ limit: 0 })).toHaveLength(1);
+      expect(await repos.audit.query()).toHaveLength(12);
+    });
+
+    it("ignores a record whose id is already stored, so a retried append adds nothing", async () => {
+      await repos.audit.append([record("a", 1, { outcome: "success" })]);
+      await repos.audit.append([record("a", 2, { outcome: "failure" }), record("b", 3)]);
+      const records = await repos.audit.query();
+      expect(records.map((r) => [r.id, r.outcome])).toEqual([
+        ["b", "success"],
+        ["a", "success"],
+      ]);
+    });
+
+    it("appends a large batch in one call", async () => {
+      await repos.audit.append(Array.from({ length: 1_200 }, (_, i) => record(`r${i}`, i)));
+      expect(await repos.audit.query({ limit: 10_000 })).toHaveLength(1_200);
+    });
+  });
+}

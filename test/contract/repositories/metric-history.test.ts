@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memoryRepositories } from "../../../src/adapters/store/memory/memory-repositories.js";
+import { sqlRepositories } from "../../../src/adapters/store/sql/sql-repositories.js";
+import type { MetricSample } from "../../../src/app/ports/metric-history.js";
+import type { StoreRepositories } from "../../../src/app/ports/store-repositories.js";
+import {
+  BACKENDS,
+  type BackendName,
+  describePostgres,
+  freshPostgres,
+  freshSqlite,
+} from "../../support/backends.js";
+
+async function open(backend: BackendName): Promise<{ repos: StoreRepositories; close(): Promise<void> }> {
+  if (backend === "memory") return { repos: memoryRepositories(), close: async () => undefined };
+  const store = backend === "sqlite" ? await freshSqlite() : await freshPostgres();
+  return { repos: sqlRepositories(store), close: () => store.close() };
+}
+const describeNow = async (name: string, body: () => void) => describe(name, body);
+
+const sample = (
+  name: string,
+  recorded_at: number,
+  value = 1,
+  labels: Record<string, string> = {},
+): MetricSample => ({
+  name,
+  labels,
+  value,
+  recorded_at,
+});
+
+for (const backend of BACKENDS) {
+  await (backend === "postgres" ? describePostgres : describeNow)(`MetricHistory on ${backend}`, () => {
+    let repos: StoreRepositories;
+    let close: (() => Promise<void>) | undefined;
+    beforeEach(async () => {
+      ({ repos, close } = await open(backend));
+    });
+    afterEach(async () => {
+      await close?.();
+      close = undefined;
+    });
+
+    it("returns samples since a time, oldest first, with labels and fractional values", async () => {
+      await repos.metricHistory.append([
+        sample("calls", 30, 3, { server: "math" }),
+        sample("calls", 10, 1.25, { server: "math" }),
+        sample("errors", 20, 0),
+      ]);
+      expect(await repos.metricHistory.query({ since: 0 })).toEqual([
+        sample("calls", 10, 1.25, { server: "math" }),
+        sample("errors", 20, 0),
+        sample("calls", 30, 3, { server: "math" }),
+      ]);
+      expect((await repos.metricHistory.query({ since: 20 })).map((s) => s.recorded_at)).toEqual([20, 30]);
+    });
+
+    it("filters by name and keeps append order among samples of the same instant", async () => {
+      await repos.metricHistory.append([sample("calls", 5, 1), sample("errors", 5, 9)]);
+      await repos.metricHistory.append([sample("calls", 5, 2)]);
+      expect((await repos.metricHistory.query({ name: "calls", since: 0 })).map((s) => s.value)).toEqual([
+        1, 2,
+      ]);
+    });
+
+    it("returns at most `limit` samples, the oldest ones", async () => {
+      await repos.metricHistory.append(Array.from({ length: 700 }, (_, i) => sample("calls", i)));
+      const page = await repos.metricHistory.query({ since: 0, limit: 3 });
+      expect(page.map((s) => s.recorded_at)).toEqual([0, 1, 2]);
+      expect(await repos.metricHistory.query({ since: 0 })).toHaveLength(700);
+    });
+
+    it("prunes exactly the samples recorded before the cutoff", async () => {
+      await repos.metricHistory.append([sample("a", 10), sample("a", 20), sample("b", 30)]);
+      expect(await repos.metricHistory.prune(20)).toBe(1);
+      expect((await repos.metricHistory.query({ since: 0 })).map((s) => s.recorded_at)).toEqual([20, 30]);
+      expect(await repos.metricHistory.prune(20)).toBe(0);
+    });
+
+    it("rejects a batch holding a value that is not finite and stores none of it", async () => {
+      await expect(
+        repos.metricHistory.append([sample("ok", 1), sample("bad", 2, Number.NaN)]),
+      ).rejects.toThrow(RangeError);
+      await expect(repos.metricHistory.append([sample("bad", 2, Number.POSITIVE_INFINITY)])).rejects.toThrow(
+        RangeError,
+      );
+      expect(await repos.metricHistory.query({ since: 0 })).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { Peer } from "../support/ws-peer.js";
+
+let gw: TestGateway;
+let base: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  base = (await gw.app.listen({ host: "127.0.0.1", port: 0 })).replace("http", "ws");
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+describe("the gateway's /api/ws/events", () => {
+  it("streams the lifecycle and invocation events of a filtered server, in order", async () => {
+    const peer = new Peer(`${base}/api/ws/events`);
+    await peer.subscribe({ event_types: ["ToolInvocation*", "McpServerStarted"], mcp_server_ids: ["text"] });
+    const { fleet, invoker } = gw.gateway.services;
+    await invoker.call(fleet.require("math"), "add", { a: 1, b: 2 }, { callId: "other", timeoutMs: 10_000 });
+    await invoker.call(
+      fleet.require("text"),
+      "echo",
+      { message: "hi" },
+      { callId: "mine", timeoutMs: 10_000 },
+    );
+    const completed = await peer.next((f) => f.event_type === "ToolInvocationCompleted");
+    expect(completed).toMatchObject({ mcp_server_id: "text", tool_name: "echo", call_id: "mine" });
+    expect(typeof completed.occurred_at).toBe("number");
+    expect(completed.produced_by).toBe(gw.gateway.services.instance.instance_id);
+    expect(peer.events().map((f) => f.event_type)).toEqual(["McpServerStarted", "ToolInvocationCompleted"]);
+    peer.close();
+  });
+
+  it("refuses a foreign Origin with close code 1008", async () => {
+    const peer = new Peer(`${base}/api/ws/events`, { origin: "https://evil.example" });
+    expect(await peer.closed).toMatchObject({ code: 1008 });
+  });
+});
