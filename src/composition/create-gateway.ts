@@ -74,7 +74,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const hasher = new NodeHasher();
   const instanceId = `${options.instanceLabel ?? hostname()}-${ids.hex(4)}`;
   const bus = new EventBus({ clock, ids, logger, instanceId });
-  const stopRecording = recordEvents(bus, storage.eventStore);
+  const stopRecording = recordEvents(bus, storage.eventStore, logger);
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const fleet = new Fleet({
     factories: {

@@ -38,20 +38,29 @@ export async function freshSqlite<DB>(): Promise<SqlStore<DB> & { path: string }
 /** A fresh PostgreSQL schema (dropped on close). */
 export async function freshPostgres<DB>(): Promise<SqlStore<DB> & { schema: string }> {
   const schema = `t_${randomBytes(6).toString("hex")}`;
-  const store = await openPostgres<DB>({
-    connection: { connectionString: DATABASE_URL },
-    schema,
-    maxConnections: 4,
-  });
+  const dropSchema = async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(`drop schema if exists ${schema} cascade`);
+    await client.end();
+  };
+  let store: SqlStore<DB>;
+  try {
+    store = await openPostgres<DB>({
+      connection: { connectionString: DATABASE_URL },
+      schema,
+      maxConnections: 4,
+    });
+  } catch (error) {
+    await dropSchema().catch(() => undefined);
+    throw error;
+  }
   return {
     ...store,
     schema,
     async close() {
       await store.close();
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
+      await dropSchema();
     },
   };
 }

@@ -53,6 +53,26 @@ class FolderMigrationProvider implements MigrationProvider {
  * where the dialect allows it).
  */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db, dialect);
+    } catch (error) {
+      // Kysely reads the catalogue of every schema before migrating; on PostgreSQL that read can fail
+      // while another connection creates or drops a schema at the same moment (replicas starting
+      // together, parallel test runs). Nothing was applied then, so trying again is safe.
+      if (!(error instanceof BeforeAnyMigration) || attempt >= MIGRATION_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_RETRY_MS * attempt));
+    }
+  }
+}
+
+/** Attempts of a migration run that failed before applying anything, and the pause between them. */
+const MIGRATION_ATTEMPTS = 4;
+const MIGRATION_RETRY_MS = 150;
+
+class BeforeAnyMigration extends Error {}
+
+async function migrateOnce(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
   // On PostgreSQL the bookkeeping tables live in the connection's current schema: Kysely would
   // otherwise take same-named tables of any other schema (another replica set, a test) for its own.
   const schema =
@@ -66,9 +86,9 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectNa
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "before any migration ran";
-    throw new Error(
-      `database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const reason = error instanceof Error ? error.message : String(error);
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    if (!failed) throw new BeforeAnyMigration(`database migrations could not start: ${reason}`);
+    throw new Error(`database migration ${failed} failed: ${reason}`);
   }
 }
