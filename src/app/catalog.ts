@@ -8,6 +8,14 @@ import { durableConfig } from "./operations/export-config.js";
 import { gatewayHealth } from "./operations/gateway-health.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
 import { getServer } from "./operations/get-server.js";
+import { addGroupMember } from "./operations/groups/add-group-member.js";
+import { createGroup } from "./operations/groups/create-group.js";
+import { deleteGroup } from "./operations/groups/delete-group.js";
+import { getGroup } from "./operations/groups/get-group.js";
+import { listGroups } from "./operations/groups/list-groups.js";
+import { rebalanceGroup } from "./operations/groups/rebalance-group.js";
+import { removeGroupMember } from "./operations/groups/remove-group-member.js";
+import { updateGroup } from "./operations/groups/update-group.js";
 import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { registerServer } from "./operations/register-server.js";
@@ -24,8 +32,6 @@ import {
   discovered,
   discoverySources,
   gatewayMetrics,
-  groupList,
-  groupRebalance,
   loadServer,
   quarantined,
   reloadConfig,
@@ -68,8 +74,14 @@ export const OPERATIONS = {
   discoverySources,
   quarantined,
   approveDiscovered,
-  groupList,
-  groupRebalance,
+  listGroups,
+  getGroup,
+  createGroup,
+  updateGroup,
+  deleteGroup,
+  rebalanceGroup,
+  addGroupMember,
+  removeGroupMember,
 } as const;
 
 /**
@@ -186,12 +198,12 @@ export const TOOL_EXPOSURES: readonly ToolExposure[] = [
     approveDiscovered,
     "Approve (register) or reject a quarantined discovered server: approve=true by default.",
   ),
-  expose("gateway_group_list", groupList, "Groups with their state, members and circuit breaker.", {
+  expose("gateway_group_list", listGroups, "Groups with their state, members and circuit breaker.", {
     readOnly: true,
   }),
   expose(
     "gateway_group_rebalance",
-    groupRebalance,
+    rebalanceGroup,
     "Re-check a group's member health and rotation, closing its circuit when enough members are healthy.",
   ),
   expose(

@@ -1,6 +1,7 @@
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
 import type { ToolInvoker } from "./fleet/tool-invoker.js";
+import type { GroupService } from "./groups/group-service.js";
 import type { Clock } from "./ports/clock.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
 import type { EventStore } from "./ports/event-store.js";
@@ -37,6 +38,7 @@ export interface ServiceSettings {
 export interface AppServices {
   fleet: Fleet;
   invoker: ToolInvoker;
+  groups: GroupService;
   /** The durable repositories of the backend (memory ones when nothing is durable). */
   repositories: StoreRepositories;
   /** Every published event is recorded here (memory when event persistence is off). */

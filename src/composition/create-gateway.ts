@@ -13,10 +13,11 @@ import { EventBus } from "../app/event-bus.js";
 import { recordEvents } from "../app/event-recorder.js";
 import { Fleet } from "../app/fleet/fleet.js";
 import { ToolInvoker } from "../app/fleet/tool-invoker.js";
+import { GroupService } from "../app/groups/group-service.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { AppServices } from "../app/services.js";
 import type { EnvSettings } from "../config/load.js";
-import type { GatewayConfig } from "../config/schema.js";
+import type { GatewayConfig, GroupEntry, ServerEntry } from "../config/schema.js";
 import { isGroupEntry } from "../config/schema.js";
 import { AutoRecovery } from "../control/auto-recovery.js";
 import { healthChecker } from "../control/health-checker.js";
@@ -108,11 +109,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const declared = new Set<string>();
+  const groups = new GroupService({ fleet, bus, logger, random: Math.random });
+  const groupEntries: [string, GroupEntry][] = [];
+  const declaredServers: [string, ServerEntry][] = [];
   for (const [id, entry] of Object.entries(config.mcp_servers)) {
     if (isGroupEntry(entry)) {
-      logger.warn({ group_id: id }, "groups are not served by this release; the entry is ignored");
-      continue;
+      groupEntries.push([id, entry]);
+      // Inline members are servers of their own, declared by the file like any other.
+      for (const member of entry.members)
+        if (member.kind === "inline") declaredServers.push([member.id, member.server]);
+    } else {
+      declaredServers.push([id, entry]);
     }
+  }
+  for (const [id, entry] of declaredServers) {
     const spec = specFromEntry(id, entry, options.configDir);
     if (spec.endpoint) {
       // Spec 2 §2: a declared endpoint is trusted; say so once, so operators know the guard skips it.
@@ -122,6 +132,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       );
     }
     fleet.register(spec);
+    declared.add(id);
+  }
+  for (const [id, entry] of groupEntries) {
+    groups.register({ group_id: id, ...entry }, "config", entry.auto_start);
     declared.add(id);
   }
   for (const record of await storage.repositories.serverConfigs.list()) {
@@ -138,6 +152,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const services: AppServices = {
     fleet,
     invoker,
+    groups,
     endpointGuard,
     eventStore: storage.eventStore,
     repositories: storage.repositories,
@@ -192,18 +207,37 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       });
     },
     startBackground() {
+      groups.start();
       for (const loop of loops) loop.start();
       recovery.start();
+      // `auto_start` groups start their members now, in the background: failures are logged and the
+      // members stay startable by calls.
+      for (const [id, group] of groups.list()) {
+        if (!group.auto_start) continue;
+        void groups.startMembers(id).then(({ failed }) => {
+          for (const failure of failed)
+            logger.warn(
+              { group_id: id, member: failure.id, error: failure.error },
+              "group member did not start",
+            );
+        });
+      }
     },
     shutdown() {
       shuttingDown ??= (async () => {
         recovery.stop();
+        groups.stop();
         await Promise.all(loops.map((loop) => loop.stop()));
         await endpoint?.close();
         await fleet.shutdown();
         // After the fleet: its last stop events are recorded, then flushed by the close.
         stopRecording();
-        await storage.close();
+        try {
+          await storage.close();
+        } catch (error) {
+          // Events that could not be written are counted in the message; shutting down goes on.
+          logger.error({ err: String(error) }, "storage did not close cleanly");
+        }
         // Containers a crash left behind, or created by an attempt the shutdown abandoned; the engine
         // is only asked when the fleet has container servers.
         if (fleet.list().some((server) => server.spec.mode === "docker")) {

@@ -1,3 +1,5 @@
+import type { CloseTrigger } from "./group/circuit-breaker.js";
+import type { GroupState } from "./group/group-state.js";
 import type { DeadReason, ServerState } from "./server/lifecycle.js";
 
 /**
@@ -26,7 +28,10 @@ export type DomainEventPayload =
     }
   | {
       type: "ToolInvocationCompleted";
+      /** The server called, or the group for a call routed through one. */
       mcp_server_id: string;
+      /** For a group call: the member that served it. */
+      route_backend?: string;
       tool_name: string;
       call_id: string;
       duration_ms: number;
@@ -35,6 +40,7 @@ export type DomainEventPayload =
   | {
       type: "ToolInvocationFailed";
       mcp_server_id: string;
+      route_backend?: string;
       tool_name: string;
       call_id: string;
       duration_ms: number;
@@ -42,7 +48,24 @@ export type DomainEventPayload =
       error_message: string;
     }
   | { type: "HealthCheckPassed"; mcp_server_id: string; duration_ms: number }
-  | { type: "HealthCheckFailed"; mcp_server_id: string; consecutive_failures: number; error: string };
+  | { type: "HealthCheckFailed"; mcp_server_id: string; consecutive_failures: number; error: string }
+  | { type: "GroupStateChanged"; group_id: string; old_state: GroupState; new_state: GroupState }
+  | {
+      type: "GroupMemberRotationChanged";
+      group_id: string;
+      member_id: string;
+      in_rotation: boolean;
+      consecutive_failures: number;
+      consecutive_successes: number;
+    }
+  | { type: "CircuitBreakerOpened"; group_id: string; consecutive_failures: number }
+  | {
+      type: "CircuitBreakerClosed";
+      group_id: string;
+      trigger: CloseTrigger;
+      /** Members in rotation and serviceable (not dead, not blocked) when it closed. */
+      serviceable_in_rotation: number;
+    };
 
 export type DomainEventType = DomainEventPayload["type"];
 

@@ -30,6 +30,16 @@ async function restartRoundTrip(yaml: string): Promise<void> {
   const app = await first.http();
   const created = await app.inject({ method: "POST", url: "/api/mcp_servers/", payload: registration });
   expect(created.statusCode).toBe(201);
+  const remote = await app.inject({
+    method: "POST",
+    url: "/api/mcp_servers/",
+    payload: {
+      mcp_server_id: "far",
+      mode: "remote",
+      endpoint: "https://93.184.216.34/mcp?api_key=topsecret",
+    },
+  });
+  expect(remote.statusCode).toBe(201);
   const { fleet, invoker, repositories } = first.services;
   await invoker.call(fleet.require("kept"), "reverse", { text: "abc" }, { callId: "c1", timeoutMs: 10_000 });
   await repositories.apiKeys.create({
@@ -72,10 +82,17 @@ async function restartRoundTrip(yaml: string): Promise<void> {
     });
 
     const config = await app2.inject({ method: "GET", url: "/api/config/" });
-    expect(config.json().config.mcp_servers).toEqual([
+    expect(config.json().config.mcp_servers).toContainEqual(
       expect.objectContaining({ mcp_server_id: "kept", env_keys: ["SECRET_TOKEN"] }),
-    ]);
+    );
     expect(config.body).not.toContain("s3cr3t-value");
+    expect(config.body).not.toContain("topsecret");
+    expect(config.json().config.mcp_servers).toContainEqual(
+      expect.objectContaining({
+        mcp_server_id: "far",
+        endpoint: "https://93.184.216.34/mcp?api_key=%5Bredacted%5D",
+      }),
+    );
 
     expect(await second.services.repositories.apiKeys.findByHash("a".repeat(64))).toMatchObject({
       key_id: "k1",
@@ -86,6 +103,7 @@ async function restartRoundTrip(yaml: string): Promise<void> {
 
     const deleted = await app2.inject({ method: "DELETE", url: "/api/mcp_servers/kept" });
     expect(deleted.statusCode).toBe(200);
+    expect((await app2.inject({ method: "DELETE", url: "/api/mcp_servers/far" })).statusCode).toBe(200);
     await app2.close();
   } finally {
     await second.shutdown();

@@ -338,6 +338,45 @@ describe("request bodies and queries", () => {
   });
 });
 
+describe("concurrent changes of one server", () => {
+  it("let exactly one of two registrations of the same id win, in the fleet and in the store alike", async () => {
+    const body = (description: string) => ({
+      mcp_server_id: "twin",
+      mode: "subprocess",
+      command: ["node", "x.mjs"],
+      description,
+    });
+    const [a, b] = await Promise.all([
+      inject("POST", "/api/mcp_servers/", body("A")),
+      inject("POST", "/api/mcp_servers/", body("B")),
+    ]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([201, 422]);
+    const winner = a.statusCode === 201 ? "A" : "B";
+    const stored = await gw.gateway.services.repositories.serverConfigs.get("twin");
+    expect(stored?.spec.description).toBe(winner);
+    expect(gw.gateway.services.fleet.require("twin").spec.description).toBe(winner);
+    await inject("DELETE", "/api/mcp_servers/twin");
+  });
+
+  it("never let a call restart a server being deleted", async () => {
+    await inject("POST", "/api/mcp_servers/", {
+      mcp_server_id: "going",
+      mode: "subprocess",
+      command: ["node", "examples/servers/text.mjs"],
+    });
+    const server = gw.gateway.services.fleet.require("going");
+    await inject("POST", "/api/mcp_servers/going/start");
+    const deleting = inject("DELETE", "/api/mcp_servers/going");
+    const call = gw.gateway.services.invoker
+      .call(server, "echo", { text: "x" }, { callId: "late", timeoutMs: 5_000 })
+      .catch((error: Error) => error);
+    expect((await deleting).statusCode).toBe(200);
+    await call;
+    expect(server.alive).toBe(false);
+    expect(gw.gateway.services.fleet.has("going")).toBe(false);
+  });
+});
+
 describe("blocking", () => {
   it("stops a server for good: later starts are refused", async () => {
     await inject("POST", "/api/mcp_servers/", {

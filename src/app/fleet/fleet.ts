@@ -38,9 +38,29 @@ export interface FleetDeps {
  */
 export class Fleet {
   private readonly servers = new Map<string, ManagedServer>();
+  private readonly locks = new Map<string, Promise<void>>();
   private closing = false;
 
   constructor(private readonly deps: FleetDeps) {}
+
+  /**
+   * Runs `task` with no other task of the same id running in this process: registration, update
+   * and delete of one server change the fleet and the store together, and must not interleave.
+   */
+  async exclusive<T>(id: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id) ?? Promise.resolve();
+    const run = previous.then(task);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(id, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    }
+  }
 
   list(): ManagedServer[] {
     return [...this.servers.values()];
@@ -95,8 +115,9 @@ export class Fleet {
 
   async remove(id: string): Promise<void> {
     const server = this.require(id);
-    await this.stopServer(server, "removed");
+    // Gone from the registry first: a call arriving meanwhile cannot start it again.
     this.servers.delete(id);
+    await this.stopServer(server, "removed");
     this.deps.bus.publish([{ type: "McpServerRemoved", mcp_server_id: id }]);
   }
 
@@ -109,6 +130,7 @@ export class Fleet {
     if (server.connection && server.lifecycle.state === "ready") return server.tools ?? [];
     if (server.starting) return server.starting;
     if (this.closing) throw new GatewayError("McpServerNotReadyError", "The gateway is shutting down");
+    if (this.servers.get(server.id) !== server) throw notFound(server.id);
     this.refuseStart(server, deliberate);
     const attempt = this.runStart(server, deliberate);
     server.starting = attempt;
@@ -295,10 +317,9 @@ export class Fleet {
     try {
       const tools = await connection.listTools({ timeoutMs: this.deps.timings.healthCheckTimeoutMs });
       server.setTools(tools.map((t) => this.withDigest(t)));
-      this.transition(server, {
-        on: "health_passed",
-        duration_ms: Math.round(this.deps.clock.monotonic() - began),
-      });
+      const duration_ms = Math.round(this.deps.clock.monotonic() - began);
+      this.transition(server, { on: "health_passed", duration_ms });
+      this.deps.bus.publish([{ type: "HealthCheckPassed", mcp_server_id: server.id, duration_ms }]);
       return true;
     } catch (error) {
       const failure = upstreamFailure(error, "ToolInvocationError", this.deps.timings.healthCheckTimeoutMs);
@@ -307,6 +328,14 @@ export class Fleet {
         error: failure.message,
         max_consecutive_failures: server.spec.max_consecutive_failures,
       });
+      this.deps.bus.publish([
+        {
+          type: "HealthCheckFailed",
+          mcp_server_id: server.id,
+          consecutive_failures: server.lifecycle.consecutive_failures,
+          error: failure.message,
+        },
+      ]);
       return false;
     }
   }
@@ -328,10 +357,8 @@ export class Fleet {
   async shutdown(): Promise<void> {
     this.closing = true;
     await Promise.all(
-      [...this.servers.values()].map(async (server) => {
-        await server.starting?.catch(() => undefined);
-        await this.stopServer(server, "shutdown");
-      }),
+      // A start in progress is abandoned (its connect is aborted), not waited for.
+      [...this.servers.values()].map((server) => this.stopServer(server, "shutdown")),
     );
   }
 

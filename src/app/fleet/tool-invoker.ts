@@ -13,6 +13,8 @@ export interface CallContext {
   callId: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The group the call was routed through: events name it, with the member as `route_backend`. */
+  group?: string;
 }
 
 export interface InvokerLimits {
@@ -94,11 +96,11 @@ export class ToolInvoker {
           },
         );
       }
-      this.record(server, tool, ctx.callId, began, null, sizeBytes);
+      this.record(server, tool, ctx, began, null, sizeBytes);
       return { result, sizeBytes };
     } catch (error) {
       const failure = upstreamFailure(error, "ToolInvocationError", ctx.timeoutMs);
-      this.record(server, tool, ctx.callId, began, failure, 0);
+      this.record(server, tool, ctx, began, failure, 0);
       throw failure;
     } finally {
       server.inFlight--;
@@ -109,7 +111,7 @@ export class ToolInvoker {
   private record(
     server: ManagedServer,
     tool: string,
-    callId: string,
+    ctx: CallContext,
     began: number,
     failure: GatewayError | null,
     sizeBytes: number,
@@ -117,7 +119,13 @@ export class ToolInvoker {
     const duration_ms = Math.round(this.deps.clock.monotonic() - began);
     const now = this.deps.clock.now();
     server.stats.total_invocations++;
-    const base = { mcp_server_id: server.id, tool_name: tool, call_id: callId, duration_ms };
+    const base = {
+      mcp_server_id: ctx.group ?? server.id,
+      ...(ctx.group !== undefined && { route_backend: server.id }),
+      tool_name: tool,
+      call_id: ctx.callId,
+      duration_ms,
+    };
     let event: DomainEventPayload;
     if (failure) {
       server.stats.total_failures++;

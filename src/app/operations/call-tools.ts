@@ -161,11 +161,9 @@ async function runCall(
   const elapsed = () => Math.round(services.clock.monotonic() - began);
   for (let attempt = 1; ; attempt++) {
     try {
-      const server = services.fleet.require(call.mcp_server);
-      const { result, sizeBytes: size } = await services.invoker.call(server, call.tool, call.arguments, {
+      const { result, sizeBytes: size } = await invokeTarget(services, ctx, call, {
         callId: call_id,
         timeoutMs,
-        signal: ctx.signal,
       });
       if (size > MAX_CALL_RESULT_BYTES) {
         const reason = `result of ${size} bytes exceeds ${MAX_CALL_RESULT_BYTES} bytes`;
@@ -226,6 +224,47 @@ function failure(
 
 const CANCELLED = "CancellationError";
 
+/** Failures that count against a group member (rotation, circuit breaker); refusals of the caller do not. */
+const MEMBER_FAILURES = new Set([
+  "ToolTimeoutError",
+  "ToolInvocationError",
+  "CannotStartMcpServerError",
+  "McpServerDegradedError",
+  "McpServerNotReadyError",
+  "CircuitBreakerOpen",
+]);
+
+/** Calls a server, or a member of a group chosen by its strategy, reporting the outcome to the group. */
+async function invokeTarget(
+  services: AppServices,
+  ctx: RequestContext,
+  call: CallSpec,
+  options: { callId: string; timeoutMs: number },
+) {
+  const { fleet, groups, invoker } = services;
+  if (!groups.has(call.mcp_server)) {
+    return invoker.call(fleet.require(call.mcp_server), call.tool, call.arguments, {
+      ...options,
+      signal: ctx.signal,
+    });
+  }
+  const member = groups.route(call.mcp_server, ctx.principal.tenant_id);
+  try {
+    const outcome = await invoker.call(member, call.tool, call.arguments, {
+      ...options,
+      signal: ctx.signal,
+      group: call.mcp_server,
+    });
+    groups.recordCall(call.mcp_server, member.id, true);
+    return outcome;
+  } catch (error) {
+    if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type)) {
+      groups.recordCall(call.mcp_server, member.id, false);
+    }
+    throw error;
+  }
+}
+
 /** Every call checked before any runs: shape, known server, and tool when the server's tools are known. */
 function validateCalls(
   services: AppServices,
@@ -252,6 +291,10 @@ function validateCalls(
       return;
     }
     const call = parsed.data;
+    if (services.groups.has(call.mcp_server)) {
+      calls.push(call);
+      return;
+    }
     const server = services.fleet.get(call.mcp_server);
     if (!server) {
       issues.push({ index, field: "mcp_server", message: `McpServer '${call.mcp_server}' not found` });

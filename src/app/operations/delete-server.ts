@@ -9,17 +9,19 @@ export const deleteServer = defineOperation({
   permissions: ["mcp_servers:write", "mcp_servers:lifecycle"],
   input: serverRef,
   async run({ fleet, settings, repositories }, input) {
-    const server = fleet.require(input.mcp_server);
-    if (settings.declaredServerIds.has(server.id)) {
-      throw new RequestRejected(
-        409,
-        "declared_in_config",
-        `MCP server '${server.id}' is declared in the configuration file; remove it there and reload`,
-        { mcp_server_id: server.id },
-      );
-    }
-    await repositories.serverConfigs.delete(server.id);
-    await fleet.remove(server.id);
-    return { mcp_server_id: server.id, deleted: true };
+    return fleet.exclusive(input.mcp_server, async () => {
+      const server = fleet.require(input.mcp_server);
+      if (settings.declaredServerIds.has(server.id)) {
+        throw new RequestRejected(
+          409,
+          "declared_in_config",
+          `MCP server '${server.id}' is declared in the configuration file; remove it there and reload`,
+          { mcp_server_id: server.id },
+        );
+      }
+      await repositories.serverConfigs.delete(server.id);
+      await fleet.remove(server.id);
+      return { mcp_server_id: server.id, deleted: true };
+    });
   },
 });

@@ -10,13 +10,14 @@ const SENSITIVE_OPTIONS = new Set(["auth", "tls", "http"]);
  * stripped (the names of the environment variables are kept, their values never leave).
  */
 function stripped(spec: ServerSpec): Record<string, unknown> {
-  const { env, options, ...rest } = spec;
+  const { env, options, endpoint, ...rest } = spec;
   const visibleOptions = Object.fromEntries(
     Object.entries(options ?? {}).filter(([key]) => !SENSITIVE_OPTIONS.has(key)),
   );
   return {
     mcp_server_id: spec.id,
     ...rest,
+    ...(endpoint !== undefined && { endpoint: withoutQueryValues(endpoint) }),
     env_keys: Object.keys(env ?? {}).sort(),
     ...(Object.keys(visibleOptions).length > 0 && { options: visibleOptions }),
   };
@@ -35,3 +36,16 @@ export const durableConfig = defineOperation({
     return { config: { mcp_servers: records.map((record) => stripped(record.spec)) } };
   },
 });
+
+/** An endpoint with credentials in its query (`?api_key=...`) or user info is shown without them. */
+function withoutQueryValues(endpoint: string): string {
+  try {
+    const url = new URL(endpoint);
+    url.username = "";
+    url.password = "";
+    for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, "[redacted]");
+    return url.toString();
+  } catch {
+    return "[redacted]";
+  }
+}

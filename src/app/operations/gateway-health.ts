@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { GroupView } from "../../domain/group/group-model.js";
 import type { ServerState } from "../../domain/server/lifecycle.js";
 import { defineOperation } from "../operation.js";
 import { SCOPE_NOTE } from "./gateway-status.js";
@@ -9,7 +10,7 @@ export const gatewayHealth = defineOperation({
   summary: "Health of this replica: servers by state, groups, rate limiting.",
   permissions: ["mcp_servers:read"],
   input: z.object({}),
-  async run({ fleet, instance, clock, settings }) {
+  async run({ fleet, instance, clock, settings, groups }) {
     const by_state: Partial<Record<ServerState, number>> = {};
     for (const server of fleet.list())
       by_state[server.lifecycle.state] = (by_state[server.lifecycle.state] ?? 0) + 1;
@@ -18,7 +19,7 @@ export const gatewayHealth = defineOperation({
       // `degraded` as soon as one server is degraded or dead: the replica serves, but not everything.
       status: troubled === 0 ? "healthy" : "degraded",
       mcp_servers: { total: fleet.list().length, by_state },
-      groups: { total: 0, by_state: {}, total_members: 0, healthy_members: 0, members_in_rotation_count: 0 },
+      groups: groupSummary(groups.views()),
       security: {
         rate_limiting: {
           // Buckets exist once rate limiting enforces budgets; none is held until then.
@@ -39,3 +40,17 @@ export const gatewayHealth = defineOperation({
     };
   },
 });
+
+function groupSummary(views: readonly GroupView[]) {
+  const by_state: Record<string, number> = {};
+  let total_members = 0;
+  let healthy_members = 0;
+  let members_in_rotation_count = 0;
+  for (const group of views) {
+    by_state[group.state] = (by_state[group.state] ?? 0) + 1;
+    total_members += group.total_members;
+    healthy_members += group.healthy_count;
+    members_in_rotation_count += group.members_in_rotation_count;
+  }
+  return { total: views.length, by_state, total_members, healthy_members, members_in_rotation_count };
+}

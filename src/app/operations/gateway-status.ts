@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { GroupState } from "../../domain/group/group-state.js";
 import type { ServerState } from "../../domain/server/lifecycle.js";
 import { defineOperation } from "../operation.js";
 import { deadView } from "../views/server-views.js";
@@ -16,6 +17,13 @@ export const SCOPE_NOTE =
   "report different state and uptime at the same moment. For a fleet-wide view, query the per-replica " +
   "metrics in Prometheus.";
 
+const GROUP_INDICATORS: Record<GroupState, string> = {
+  healthy: "[HEALTHY]",
+  partial: "[PARTIAL]",
+  inactive: "[INACTIVE]",
+  degraded: "[DEGRADED]",
+};
+
 const COLD_NOTE = "Will start on first request";
 
 export const gatewayStatus = defineOperation({
@@ -24,7 +32,7 @@ export const gatewayStatus = defineOperation({
   summary: "A one-glance status of this replica's servers and groups, with a formatted text rendering.",
   permissions: ["mcp_servers:read"],
   input: z.object({}),
-  async run({ fleet, instance, clock }) {
+  async run({ fleet, instance, clock, groups }) {
     const uptime_seconds = Math.round((clock.monotonic() - instance.started_mono) / 100) / 10;
     const uptime = formatDuration(uptime_seconds);
     const mcp_servers = fleet.list().map((server) => {
@@ -46,11 +54,20 @@ export const gatewayStatus = defineOperation({
       else if (server.lifecycle.state === "cold") entry.note = COLD_NOTE;
       return entry;
     });
+    const groupEntries = groups.views().map((group) => ({
+      id: group.group_id,
+      indicator: GROUP_INDICATORS[group.state],
+      state: group.state,
+      healthy_members: group.healthy_count,
+      total_members: group.total_members,
+      circuit_open: group.circuit_open,
+      members_in_rotation_count: group.members_in_rotation_count,
+    }));
     const healthy = mcp_servers.filter((s) => s.state === "ready").length;
     const formatted = formatDashboard(instance.instance_id, uptime, healthy, mcp_servers);
     return {
       mcp_servers,
-      groups: [] as unknown[],
+      groups: groupEntries,
       runtime_mcp_servers: [] as unknown[],
       summary: {
         healthy_mcp_servers: healthy,

@@ -12,7 +12,8 @@ export const getServer = defineOperation({
   summary: "Details of one MCP server: state, tools, health and its tool policy.",
   permissions: ["mcp_servers:read"],
   input: serverRef,
-  async run({ fleet, clock }, input) {
+  async run({ fleet, clock, groups }, input) {
+    if (groups.has(input.mcp_server)) return groups.view(input.mcp_server);
     const server = fleet.require(input.mcp_server);
     return {
       ...serverDetail(server, clock.now(), clock.monotonic()),

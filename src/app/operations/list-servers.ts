@@ -15,12 +15,13 @@ export const listServers = defineOperation({
         "Server state (cold, ready, degraded, dead) or group state; an unknown value gives empty lists",
       ),
   }),
-  async run({ fleet }, input) {
+  async run({ fleet, groups }, input) {
     const filter = input.state_filter ?? null;
     const mcp_servers: ServerSummary[] = fleet
       .list()
       .filter((s) => filter === null || s.lifecycle.state === filter)
       .map(serverSummary);
-    return { mcp_servers, groups: [] as unknown[], runtime_mcp_servers: [] as unknown[] };
+    const groupViews = groups.views().filter((group) => filter === null || group.state === filter);
+    return { mcp_servers, groups: groupViews, runtime_mcp_servers: [] as unknown[] };
   },
 });

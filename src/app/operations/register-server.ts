@@ -78,10 +78,15 @@ export const registerServer = defineOperation({
       ...(reg.description !== undefined && { description: reg.description }),
       source: "api",
     };
-    // Saved first: a registration the store refused changes nothing.
-    await repositories.serverConfigs.save(spec, clock.now() / 1000);
-    refuseDuplicate();
-    fleet.register(spec);
+    await fleet.exclusive(spec.id, async () => {
+      refuseDuplicate();
+      if (await repositories.serverConfigs.get(spec.id)) {
+        throw validationError(`McpServer already exists: ${spec.id}`, { field: "mcp_server_id" });
+      }
+      // Saved first: a registration the store refused changes nothing.
+      await repositories.serverConfigs.save(spec, clock.now() / 1000);
+      fleet.register(spec);
+    });
     return { mcp_server_id: spec.id, created: true };
   },
 });

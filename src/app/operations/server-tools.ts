@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GatewayError } from "../../domain/errors.js";
 import { defineOperation } from "../operation.js";
 import { toolView } from "../views/server-views.js";
 
@@ -11,7 +12,17 @@ export const serverTools = defineOperation({
     mcp_server: z.string().min(1).describe("MCP server id"),
     start: z.boolean().default(false).describe("Start a cold server to learn its tools"),
   }),
-  async run({ fleet }, input) {
+  async run({ fleet, groups }, input) {
+    if (groups.has(input.mcp_server)) {
+      let member: ReturnType<typeof groups.route>;
+      try {
+        member = groups.route(input.mcp_server, null);
+      } catch {
+        throw new GatewayError("NoAvailableMemberError", `no_healthy_members_in_group: ${input.mcp_server}`);
+      }
+      const tools = await fleet.tools(member, input.start);
+      return { mcp_server: input.mcp_server, group: true, tools: tools.map(toolView) };
+    }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.tools(server, input.start);
     return {

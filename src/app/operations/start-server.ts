@@ -7,7 +7,19 @@ export const startServer = defineOperation({
   summary: "Start an MCP server (a dead one at once, skipping its retry backoff) and list its tools.",
   permissions: ["mcp_servers:lifecycle"],
   input: serverRef,
-  async run({ fleet }, input) {
+  async run({ fleet, groups }, input) {
+    if (groups.has(input.mcp_server)) {
+      const { started } = await groups.startMembers(input.mcp_server);
+      const view = groups.view(input.mcp_server);
+      return {
+        group: view.group_id,
+        state: view.state,
+        members_started: started.length,
+        healthy_count: view.healthy_count,
+        members_in_rotation_count: view.members_in_rotation_count,
+        total_members: view.total_members,
+      };
+    }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.start(server, true);
     return { mcp_server: server.id, state: server.lifecycle.state, tools: tools.map((t) => t.name) };

@@ -13,9 +13,13 @@ export const stopServer = defineOperation({
     mcp_server: z.string().min(1).describe("MCP server id"),
     reason: z.string().optional().describe(`Why it is stopped (default ${DEFAULT_STOP_REASON})`),
   }),
-  async run({ fleet }, input) {
-    const server = fleet.require(input.mcp_server);
+  async run({ fleet, groups }, input) {
     const reason = input.reason?.trim() || DEFAULT_STOP_REASON;
+    if (groups.has(input.mcp_server)) {
+      await groups.stopMembers(input.mcp_server, reason);
+      return { group: input.mcp_server, state: groups.view(input.mcp_server).state, stopped: true };
+    }
+    const server = fleet.require(input.mcp_server);
     await fleet.stopServer(server, reason);
     return { stopped: server.id, reason };
   },

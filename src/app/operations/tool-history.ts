@@ -5,6 +5,8 @@ import { defineOperation } from "../operation.js";
 /** Spec 1 §4: `limit` default 100, clamped to 1-500; `from_position` default 0, inclusive. */
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 500;
+/** Longest wait for queued events before reading history anyway. */
+const FLUSH_WAIT_MS = 2_000;
 const HISTORY_TYPES = ["ToolInvocationCompleted", "ToolInvocationFailed"] as const;
 
 const clampedInt = (fallback: number, min: number, max: number) =>
@@ -25,7 +27,8 @@ export const toolHistory = defineOperation({
   }),
   async run({ fleet, eventStore }, input) {
     const server = fleet.require(input.mcp_server);
-    await eventStore.flush();
+    // Read-your-writes when the store keeps up; an unavailable store must not hang the request.
+    await Promise.race([eventStore.flush(), new Promise((resolve) => setTimeout(resolve, FLUSH_WAIT_MS))]);
     const stored = await eventStore.readStream(serverStream(server.id), {
       fromVersion: input.from_position,
       limit: input.limit,

@@ -79,16 +79,3 @@ export const approveDiscovered = unavailable(
     approve: z.boolean().default(true).describe("true registers it, false rejects it"),
   }),
 );
-
-export const groupList = unavailable(
-  "group-list",
-  "groups",
-  ["group:read"],
-  z.object({ state_filter: z.string().nullish().describe("healthy, partial, inactive or degraded") }),
-);
-export const groupRebalance = unavailable(
-  "group-rebalance",
-  "groups",
-  ["group:update"],
-  z.object({ group: z.string().min(1).describe("Group id") }),
-);

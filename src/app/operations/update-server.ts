@@ -18,18 +18,20 @@ export const updateServer = defineOperation({
     health_check_interval_s: healthInterval.optional(),
   }),
   async run({ fleet, repositories, clock }, input) {
-    const server = fleet.require(input.mcp_server);
-    const { mcp_server: _id, ...changes } = input;
-    const patch: Partial<ServerSpec> = {};
-    for (const [key, value] of Object.entries(changes)) {
-      if (value !== undefined) Object.assign(patch, { [key]: value });
-    }
-    // Servers registered through REST keep their settings across restarts; declared ones are
-    // changed for this run only (the configuration file stays their source).
-    if (server.spec.source === "api") {
-      await repositories.serverConfigs.save({ ...server.spec, ...patch }, clock.now() / 1000);
-    }
-    fleet.amend(server, patch);
-    return { mcp_server_id: server.id, updated: true };
+    return fleet.exclusive(input.mcp_server, async () => {
+      const server = fleet.require(input.mcp_server);
+      const { mcp_server: _id, ...changes } = input;
+      const patch: Partial<ServerSpec> = {};
+      for (const [key, value] of Object.entries(changes)) {
+        if (value !== undefined) Object.assign(patch, { [key]: value });
+      }
+      // Servers registered through REST keep their settings across restarts; declared ones are
+      // changed for this run only (the configuration file stays their source).
+      if (server.spec.source === "api") {
+        await repositories.serverConfigs.save({ ...server.spec, ...patch }, clock.now() / 1000);
+      }
+      fleet.amend(server, patch);
+      return { mcp_server_id: server.id, updated: true };
+    });
   },
 });

@@ -107,7 +107,13 @@ export function healthView(server: ManagedServer, nowMs: number, nowS: number): 
       stats.total_invocations === 0
         ? 1
         : round((stats.total_invocations - stats.total_failures) / stats.total_invocations),
-    can_retry: !lifecycle.blocked && (lifecycle.state !== "dead" || (retryAt !== null && nowS >= retryAt)),
+    can_retry:
+      !lifecycle.blocked &&
+      (lifecycle.state === "dead"
+        ? retryAt !== null && nowS >= retryAt
+        : lifecycle.state !== "degraded" ||
+          lifecycle.retry_allowed_at === null ||
+          nowS >= lifecycle.retry_allowed_at),
     last_success_ago: ago(stats.last_success_at),
     last_failure_ago: ago(stats.last_failure_at),
   };

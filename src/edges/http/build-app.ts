@@ -3,6 +3,7 @@ import type { AppServices } from "../../app/services.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
 import { registerErrorHandling } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
+import { groupRoutes } from "./routes/groups.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { systemRoutes } from "./routes/system.js";
@@ -42,6 +43,7 @@ export async function buildHttpApp(
     async (api) => {
       registerCollectionRedirects(api, API_PREFIX);
       mcpServerRoutes(api, services);
+      groupRoutes(api, services);
       systemRoutes(api, services);
       healthRoutes(api, services, options.readinessChecks ?? []);
     },

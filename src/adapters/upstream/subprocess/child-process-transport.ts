@@ -160,7 +160,7 @@ export class ChildProcessTransport implements Transport {
     if (child.pid !== undefined) registerProcessGroup(child.pid);
     this.wireOutput(child);
     child.on("exit", (code, signal) => this.handleExit(child, { code, signal }));
-    await new Promise<void>((resolve, reject) => {
+    this.spawnSettled = new Promise<void>((resolve, reject) => {
       child.on("error", (error: NodeJS.ErrnoException) => {
         if (this.spawned) {
           this.onerror?.(error);
@@ -176,7 +176,11 @@ export class ChildProcessTransport implements Transport {
         resolve();
       });
     });
+    await this.spawnSettled;
   }
+
+  /** Settles when the child has spawned or failed to; a close that comes first waits for it. */
+  private spawnSettled: Promise<void> | undefined;
 
   send(message: JSONRPCMessage): Promise<void> {
     return writeMessage(this.child?.stdin, message, !this.finished);
@@ -184,6 +188,8 @@ export class ChildProcessTransport implements Transport {
 
   /** Stops the child and its group (stdin EOF, SIGTERM, SIGKILL); resolves once it has exited. */
   async close(): Promise<void> {
+    // A close racing the spawn must not leave the child running once it appears.
+    if (this.child && !this.spawned) await this.spawnSettled?.catch(() => undefined);
     if (this.child && this.spawned) await this.stop();
     this.finish();
     await this.ended;

@@ -26,11 +26,10 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
   });
 
   app.get<IdParams>("/mcp_servers/:id", async (request) => {
-    const { tools_policy: _policy, ...detail } = await run(
-      op.getServer,
-      { mcp_server: request.params.id },
-      request,
-    );
+    const result = await run(op.getServer, { mcp_server: request.params.id }, request);
+    // The REST detail object has no tool policy summary (the tool view does).
+    if (!("tools_policy" in result)) return result;
+    const { tools_policy: _policy, ...detail } = result;
     return detail;
   });
 

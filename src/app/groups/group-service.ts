@@ -1,0 +1,240 @@
+import { GatewayError } from "../../domain/errors.js";
+import type { DomainEventPayload } from "../../domain/events.js";
+import {
+  type GroupView,
+  pick,
+  rebalance,
+  recordHealth,
+  recordOutcome,
+  recordStart,
+  sync,
+  type Transition,
+  view,
+} from "../../domain/group/group-model.js";
+import type { GroupInput, GroupSnapshot } from "../../domain/group/group-snapshot.js";
+import type { MemberStatuses } from "../../domain/group/member-status.js";
+import {
+  addMember,
+  createGroup,
+  hasMember,
+  type Reconfigured,
+  removeMember,
+  updateSettings,
+} from "../../domain/group/membership.js";
+import type { EventBus } from "../event-bus.js";
+import type { Fleet } from "../fleet/fleet.js";
+import type { ManagedServer } from "../fleet/managed-server.js";
+import type { Logger } from "../ports/logger.js";
+
+export interface ManagedGroup {
+  snapshot: GroupSnapshot;
+  readonly source: "config" | "api";
+  readonly auto_start: boolean;
+}
+
+export const groupNotFound = (id: string) =>
+  new GatewayError("McpServerNotFoundError", `Group not found: ${id}`);
+
+/**
+ * The groups of this replica: their pure snapshots (domain/group) driven by what happens to their
+ * members. Call outcomes are reported by the caller; health checks, starts and state changes of
+ * members arrive as events on the bus.
+ */
+export class GroupService {
+  private readonly groups = new Map<string, ManagedGroup>();
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly deps: { fleet: Fleet; bus: EventBus; logger: Logger; random: () => number }) {}
+
+  /** Follows member health checks, starts and state changes. */
+  start(): void {
+    this.unsubscribe ??= this.deps.bus.subscribe((event) => {
+      if (!("mcp_server_id" in event)) return;
+      const member = event.mcp_server_id;
+      if (event.type === "HealthCheckPassed" || event.type === "HealthCheckFailed") {
+        const passed = event.type === "HealthCheckPassed";
+        this.forGroupsOf(member, (snapshot, statuses) => recordHealth(snapshot, member, passed, statuses));
+      } else if (event.type === "McpServerStarted") {
+        this.forGroupsOf(member, (snapshot, statuses) => recordStart(snapshot, member, true, statuses));
+      } else if (event.type === "ProviderStateChanged") {
+        this.forGroupsOf(member, (snapshot, statuses) => sync(snapshot, statuses));
+      }
+    });
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  list(): [string, ManagedGroup][] {
+    return [...this.groups.entries()];
+  }
+
+  has(id: string): boolean {
+    return this.groups.has(id);
+  }
+
+  require(id: string): ManagedGroup {
+    const group = this.groups.get(id);
+    if (!group) throw groupNotFound(id);
+    return group;
+  }
+
+  register(input: GroupInput, source: "config" | "api", auto_start: boolean): ManagedGroup {
+    const { snapshot, warnings } = createGroup(input, this.statuses());
+    for (const warning of warnings) this.deps.logger.warn({ group_id: input.group_id }, warning);
+    const group: ManagedGroup = { snapshot, source, auto_start };
+    this.groups.set(input.group_id, group);
+    return group;
+  }
+
+  remove(id: string): void {
+    this.require(id);
+    this.groups.delete(id);
+  }
+
+  view(id: string): GroupView {
+    return view(this.require(id).snapshot, this.statuses());
+  }
+
+  views(): GroupView[] {
+    const statuses = this.statuses();
+    return [...this.groups.values()].map((group) => view(group.snapshot, statuses));
+  }
+
+  /** Member ids of a group, in declaration order. */
+  memberIds(id: string): string[] {
+    return this.require(id).snapshot.members.map((member) => member.id);
+  }
+
+  /** The member a call goes to, or the refusal: CircuitBreakerOpen, or no member available. */
+  route(id: string, tenant: string | null): ManagedServer {
+    const group = this.require(id);
+    const result = pick(group.snapshot, {
+      ...(tenant !== null && { tenant }),
+      random: this.deps.random,
+      memberStates: this.statuses(),
+      inFlight: new Map(this.deps.fleet.list().map((server) => [server.id, server.inFlight])),
+    });
+    group.snapshot = result.snapshot;
+    if ("refused" in result) {
+      if (result.refused === "circuit_open") {
+        throw new GatewayError("CircuitBreakerOpen", "Circuit breaker open (too many consecutive failures)", {
+          group_id: id,
+        });
+      }
+      throw new GatewayError("NoAvailableMemberError", `No available member in group '${id}'`, {
+        group_id: id,
+      });
+    }
+    return this.deps.fleet.require(result.member_id);
+  }
+
+  /** Reports how a call routed to `member` ended. */
+  recordCall(id: string, member: string, success: boolean): void {
+    if (!this.groups.has(id)) return;
+    this.apply(id, (snapshot, statuses) => recordOutcome(snapshot, member, success, statuses));
+  }
+
+  /** Re-checks running members, then re-derives rotation and the circuit (spec 1 §3). */
+  async rebalance(id: string): Promise<GroupView> {
+    const { fleet } = this.deps;
+    const members = this.memberIds(id)
+      .map((memberId) => fleet.get(memberId))
+      .filter((server): server is ManagedServer => server?.connection != null);
+    await Promise.all(members.map((server) => fleet.checkHealth(server)));
+    this.apply(id, (snapshot, statuses) => rebalance(snapshot, statuses));
+    return this.view(id);
+  }
+
+  /** Starts every member not dead; failures are reported per member. */
+  async startMembers(id: string): Promise<{ started: string[]; failed: { id: string; error: string }[] }> {
+    const started: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    await Promise.all(
+      this.memberIds(id).map(async (memberId) => {
+        const server = this.deps.fleet.get(memberId);
+        if (!server) return failed.push({ id: memberId, error: "McpServer not found" });
+        try {
+          await this.deps.fleet.start(server, true);
+          started.push(memberId);
+        } catch (error) {
+          this.apply(id, (snapshot, statuses) => recordStart(snapshot, memberId, false, statuses));
+          failed.push({ id: memberId, error: (error as Error).message });
+        }
+      }),
+    );
+    return { started, failed };
+  }
+
+  async stopMembers(id: string, reason: string): Promise<void> {
+    await Promise.all(
+      this.memberIds(id).map(async (memberId) => {
+        const server = this.deps.fleet.get(memberId);
+        if (server) await this.deps.fleet.stopServer(server, reason);
+      }),
+    );
+  }
+
+  updateSettings(id: string, patch: { strategy?: string; min_healthy?: number; description?: string }): void {
+    this.reconfigure(id, (snapshot, statuses) => updateSettings(snapshot, patch, statuses));
+  }
+
+  addMember(id: string, member: { id: string; weight: number; priority: number }): void {
+    this.reconfigure(id, (snapshot, statuses) => addMember(snapshot, member, statuses));
+  }
+
+  removeMember(id: string, memberId: string): boolean {
+    const group = this.require(id);
+    if (!hasMember(group.snapshot, memberId)) return false;
+    this.reconfigure(id, (snapshot, statuses) => removeMember(snapshot, memberId, statuses));
+    return true;
+  }
+
+  /** Ids of the groups a server is a member of. */
+  groupsOf(member: string): string[] {
+    return [...this.groups.entries()]
+      .filter(([, group]) => hasMember(group.snapshot, member))
+      .map(([id]) => id);
+  }
+
+  private forGroupsOf(
+    member: string,
+    change: (snapshot: GroupSnapshot, statuses: MemberStatuses) => Transition,
+  ): void {
+    for (const id of this.groupsOf(member)) this.apply(id, change);
+  }
+
+  private reconfigure(
+    id: string,
+    change: (snapshot: GroupSnapshot, statuses: MemberStatuses) => Reconfigured,
+  ): void {
+    const group = this.require(id);
+    const result = change(group.snapshot, this.statuses());
+    for (const warning of result.warnings) this.deps.logger.warn({ group_id: id }, warning);
+    group.snapshot = result.snapshot;
+    this.publish(result.events);
+  }
+
+  private apply(id: string, change: (snapshot: GroupSnapshot, statuses: MemberStatuses) => Transition): void {
+    const group = this.groups.get(id);
+    if (!group) return;
+    const result = change(group.snapshot, this.statuses());
+    group.snapshot = result.snapshot;
+    this.publish(result.events);
+  }
+
+  private publish(events: readonly DomainEventPayload[]): void {
+    if (events.length > 0) this.deps.bus.publish(events);
+  }
+
+  /** Member states as the fleet knows them now. */
+  private statuses(): MemberStatuses {
+    return new Map(
+      this.deps.fleet
+        .list()
+        .map((server) => [server.id, { state: server.lifecycle.state, blocked: server.lifecycle.blocked }]),
+    );
+  }
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { RequestRejected } from "../../../domain/errors.js";
+import { defineOperation } from "../../operation.js";
+import { zodValidation } from "../../validation.js";
+
+const body = z.object({
+  member_id: z.string().min(1),
+  weight: z.number().int().min(1).max(100).default(1),
+  priority: z.number().int().min(1).max(100).default(1),
+});
+
+export const addGroupMember = defineOperation({
+  name: "add-group-member",
+  kind: "command",
+  summary: "Add a registered MCP server to a group (or change its weight and priority).",
+  permissions: ["group:update"],
+  input: z.object({ group: z.string().min(1), body: z.record(z.string(), z.unknown()) }),
+  async run({ groups, fleet }, input) {
+    groups.require(input.group);
+    if (!Object.hasOwn(input.body, "member_id")) {
+      throw new RequestRejected(400, "missing_fields", "required field(s) absent: member_id");
+    }
+    const parsed = body.safeParse(input.body);
+    if (!parsed.success) throw zodValidation(parsed.error);
+    const member = parsed.data;
+    fleet.require(member.member_id);
+    groups.addMember(input.group, { id: member.member_id, weight: member.weight, priority: member.priority });
+    return { group_id: input.group, mcp_server_id: member.member_id, added: true };
+  },
+});

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { RequestRejected, validationError } from "../../../domain/errors.js";
+import { defineOperation } from "../../operation.js";
+import { zodValidation } from "../../validation.js";
+
+const body = z.object({
+  group_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '.', '_' or '-' only"),
+  strategy: z.string().default("round_robin"),
+  min_healthy: z.number().int().min(1).default(1),
+  description: z.string().optional(),
+});
+
+export const createGroup = defineOperation({
+  name: "create-group",
+  kind: "command",
+  summary: "Create an empty group (members are added with add-group-member). Lives until the process ends.",
+  permissions: ["group:create"],
+  input: z.record(z.string(), z.unknown()),
+  async run({ groups, fleet }, raw) {
+    if (!Object.hasOwn(raw, "group_id")) {
+      throw new RequestRejected(400, "missing_fields", "required field(s) absent: group_id");
+    }
+    const parsed = body.safeParse(raw);
+    if (!parsed.success) throw zodValidation(parsed.error);
+    const input = parsed.data;
+    if (groups.has(input.group_id) || fleet.has(input.group_id)) {
+      throw validationError(`Group already exists: ${input.group_id}`, { field: "group_id" });
+    }
+    groups.register(
+      {
+        group_id: input.group_id,
+        strategy: input.strategy,
+        min_healthy: input.min_healthy,
+        description: input.description ?? null,
+        members: [],
+      },
+      "api",
+      false,
+    );
+    return { group_id: input.group_id, created: true };
+  },
+});

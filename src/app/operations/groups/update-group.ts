@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { defineOperation } from "../../operation.js";
+
+export const updateGroup = defineOperation({
+  name: "update-group",
+  kind: "command",
+  summary: "Change a group's strategy, min_healthy or description.",
+  permissions: ["group:update"],
+  input: z.object({
+    group: z.string().min(1),
+    strategy: z.string().optional(),
+    min_healthy: z.number().int().min(1).optional(),
+    description: z.string().optional(),
+  }),
+  async run({ groups }, input) {
+    const { group, ...patch } = input;
+    groups.require(group);
+    groups.updateSettings(
+      group,
+      Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)),
+    );
+    return { group_id: group, updated: true };
+  },
+});
