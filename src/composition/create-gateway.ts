@@ -110,6 +110,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const declared = new Set<string>();
   const groups = new GroupService({ fleet, bus, logger, random: Math.random });
+  // Groups follow their members' health and lifecycle from the first event on.
+  groups.start();
   const groupEntries: [string, GroupEntry][] = [];
   const declaredServers: [string, ServerEntry][] = [];
   for (const [id, entry] of Object.entries(config.mcp_servers)) {
@@ -207,7 +209,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       });
     },
     startBackground() {
-      groups.start();
       for (const loop of loops) loop.start();
       recovery.start();
       // `auto_start` groups start their members now, in the background: failures are logged and the

@@ -54,6 +54,9 @@ export class GroupService {
       if (event.type === "HealthCheckPassed" || event.type === "HealthCheckFailed") {
         const passed = event.type === "HealthCheckPassed";
         this.forGroupsOf(member, (snapshot, statuses) => recordHealth(snapshot, member, passed, statuses));
+      } else if (event.type === "McpServerDied" && event.reason === "crashed") {
+        // A crash is seen at once (process exit): it counts as a failed check of the member.
+        this.forGroupsOf(member, (snapshot, statuses) => recordHealth(snapshot, member, false, statuses));
       } else if (event.type === "McpServerStarted") {
         this.forGroupsOf(member, (snapshot, statuses) => recordStart(snapshot, member, true, statuses));
       } else if (event.type === "ProviderStateChanged") {
