@@ -168,6 +168,13 @@ describe("limits on the call path", () => {
     const refused = await refusal(call(harness, "ctl", "echo", { message: "x" }));
     expect(refused.type).toBe("TenantQuotaExceeded");
     expect(refused.details).toMatchObject({ budget: "mcp_server:ctl", reason: "concurrency", limit: 1 });
+    // Refused before reaching the upstream, it is still recorded as an invocation.
+    expect(harness.events.filter((e) => e.type === "ToolInvocationFailed").at(-1)).toMatchObject({
+      mcp_server_id: "ctl",
+      tool_name: "echo",
+      error_type: "TenantQuotaExceeded",
+    });
+    expect(harness.fleet.require("ctl").stats.total_failures).toBe(0);
     await slow;
     await call(harness, "ctl", "echo", { message: "free again" });
   });

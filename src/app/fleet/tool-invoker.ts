@@ -52,18 +52,31 @@ export class ToolInvoker {
     args: Record<string, unknown>,
     ctx: CallContext,
   ): Promise<InvokedResult> {
-    if (!this.global.tryAcquire()) throw overBudget("global", this.global.limit);
-    if (!server.budget.tryAcquire()) {
-      this.global.release();
-      throw overBudget(`mcp_server:${server.id}`, server.budget.limit);
-    }
+    const began = this.deps.clock.monotonic();
     try {
-      return await this.callWithinBudget(server, tool, args, ctx);
-    } finally {
-      server.budget.release();
-      this.global.release();
+      if (!this.global.tryAcquire()) throw overBudget("global", this.global.limit);
+      if (!server.budget.tryAcquire()) {
+        this.global.release();
+        throw overBudget(`mcp_server:${server.id}`, server.budget.limit);
+      }
+      try {
+        return await this.callWithinBudget(server, tool, args, ctx);
+      } finally {
+        server.budget.release();
+        this.global.release();
+      }
+    } catch (error) {
+      // A call refused before it reached the upstream (budget, start, breaker, unknown tool) is an
+      // invocation too: it is recorded, without counting against the server's health.
+      if (error instanceof GatewayError && !this.recorded.has(error)) {
+        this.deps.bus.publish([this.failedEvent(server, tool, ctx, began, error)]);
+      }
+      throw error;
     }
   }
+
+  /** Failures already recorded by the upstream call itself. */
+  private readonly recorded = new WeakSet<GatewayError>();
 
   private async callWithinBudget(
     server: ManagedServer,
@@ -101,6 +114,7 @@ export class ToolInvoker {
     } catch (error) {
       const failure = upstreamFailure(error, "ToolInvocationError", ctx.timeoutMs);
       this.record(server, tool, ctx, began, failure, 0);
+      this.recorded.add(failure);
       throw failure;
     } finally {
       server.inFlight--;
@@ -116,31 +130,47 @@ export class ToolInvoker {
     failure: GatewayError | null,
     sizeBytes: number,
   ): void {
-    const duration_ms = Math.round(this.deps.clock.monotonic() - began);
     const now = this.deps.clock.now();
     server.stats.total_invocations++;
-    const base = {
+    if (failure) {
+      server.stats.total_failures++;
+      server.stats.last_failure_at = now;
+      this.deps.bus.publish([this.failedEvent(server, tool, ctx, began, failure)]);
+      return;
+    }
+    server.stats.last_success_at = now;
+    this.deps.bus.publish([
+      {
+        type: "ToolInvocationCompleted",
+        ...this.eventBase(server, tool, ctx, began),
+        result_size_bytes: sizeBytes,
+      },
+    ]);
+  }
+
+  private failedEvent(
+    server: ManagedServer,
+    tool: string,
+    ctx: CallContext,
+    began: number,
+    failure: GatewayError,
+  ): DomainEventPayload {
+    return {
+      type: "ToolInvocationFailed",
+      ...this.eventBase(server, tool, ctx, began),
+      error_type: failure.type,
+      error_message: failure.message,
+    };
+  }
+
+  private eventBase(server: ManagedServer, tool: string, ctx: CallContext, began: number) {
+    return {
       mcp_server_id: ctx.group ?? server.id,
       ...(ctx.group !== undefined && { route_backend: server.id }),
       tool_name: tool,
       call_id: ctx.callId,
-      duration_ms,
+      duration_ms: Math.round(this.deps.clock.monotonic() - began),
     };
-    let event: DomainEventPayload;
-    if (failure) {
-      server.stats.total_failures++;
-      server.stats.last_failure_at = now;
-      event = {
-        type: "ToolInvocationFailed",
-        ...base,
-        error_type: failure.type,
-        error_message: failure.message,
-      };
-    } else {
-      server.stats.last_success_at = now;
-      event = { type: "ToolInvocationCompleted", ...base, result_size_bytes: sizeBytes };
-    }
-    this.deps.bus.publish([event]);
   }
 }
 
