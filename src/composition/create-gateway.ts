@@ -24,6 +24,7 @@ import { healthChecker } from "../control/health-checker.js";
 import { idleReaper } from "../control/idle-reaper.js";
 import type { Periodic } from "../control/periodic.js";
 import { buildHttpApp } from "../edges/http/build-app.js";
+import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
@@ -55,8 +56,11 @@ export interface GatewayOptions {
 /** A wired gateway: the application services, its HTTP edge on demand, and its background loops. */
 export interface Gateway {
   readonly services: AppServices;
-  /** Builds the HTTP application (REST, health, `/mcp`); never listens. */
-  http(): Promise<FastifyInstance>;
+  /**
+   * Builds the HTTP application (REST, health, `/mcp`); never listens. `listen.host` is the address
+   * it will listen on: on a loopback address the MCP endpoint refuses foreign Host headers.
+   */
+  http(listen?: { host?: string }): Promise<FastifyInstance>;
   /** Starts the idle reaper, the health checker and crash recovery. */
   startBackground(): void;
   /** Stops loops and MCP sessions, then every child server. Idempotent. */
@@ -192,8 +196,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     services,
-    async http() {
-      endpoint ??= new McpHttpEndpoint(services);
+    async http(listen = {}) {
+      endpoint ??= new McpHttpEndpoint(services, {
+        allowedOrigins: config.http.allowed_origins,
+        loopbackOnly: listen.host === undefined || isLoopbackHost(listen.host),
+      });
       const mcp = endpoint;
       return buildHttpApp(services, {
         mountMcp: (app) => mcp.mount(app),

@@ -109,7 +109,7 @@ async function serveOverHttp(
   gracefulTimeoutS: number | null,
 ): Promise<number> {
   const { logger } = gateway.services;
-  const app = await gateway.http();
+  const app = await gateway.http({ host });
   try {
     const address = await app.listen({ host, port });
     logger.info({ address }, "listening");

@@ -249,6 +249,83 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     expect(res.status).toBe(405);
   });
 
+  const initialize = (headers: Record<string, string> = {}) =>
+    fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    });
+
+  it("refuses a foreign Origin with 403 (DNS-rebinding protection), accepting loopback ones", async () => {
+    expect((await initialize({ origin: "https://evil.example" })).status).toBe(403);
+    const local = await initialize({ origin: "http://localhost:3000" });
+    expect(local.status).toBe(200);
+    await fetch(new URL("/mcp", baseUrl), {
+      method: "DELETE",
+      headers: { "mcp-session-id": local.headers.get("mcp-session-id") ?? "" },
+    });
+  });
+
+  it("refuses a Host that does not name the loopback interface with 403", async () => {
+    const res = await gw.app.inject({
+      method: "POST",
+      url: "/mcp",
+      headers: { host: "attacker.example:8080", "content-type": "application/json" },
+      payload: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it("ends a session on DELETE; a later request with it gets 404", async () => {
+    const res = await initialize();
+    const session = res.headers.get("mcp-session-id") ?? "";
+    expect(session).toMatch(/^[\x21-\x7e]+$/);
+    const closed = await fetch(new URL("/mcp", baseUrl), {
+      method: "DELETE",
+      headers: { "mcp-session-id": session },
+    });
+    expect(closed.status).toBe(200);
+    const after = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": session,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(after.status).toBe(404);
+  });
+
+  it("answers an unsupported MCP-Protocol-Version with 400", async () => {
+    const res = await initialize();
+    const session = res.headers.get("mcp-session-id") ?? "";
+    const bad = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "1999-01-01",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it("answers a request for an unknown session with 404", async () => {
     const res = await fetch(new URL("/mcp", baseUrl), {
       method: "POST",

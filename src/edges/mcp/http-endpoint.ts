@@ -5,8 +5,20 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ANONYMOUS } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
+import { createOriginCheck, isLoopbackHost, type OriginCheck } from "../http/origin-policy.js";
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
+
+export interface McpEndpointOptions {
+  /** Browser origins besides loopback ones (`http.allowed_origins`); requests without Origin pass. */
+  allowedOrigins?: readonly string[];
+  /**
+   * True (default) when the gateway listens on a loopback address: a Host that does not name the
+   * loopback interface is refused. False when it listens on a routable address, where the names
+   * clients use are not known here.
+   */
+  loopbackOnly?: boolean;
+}
 
 /** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
 const SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -28,7 +40,13 @@ export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly services: AppServices) {
+  private readonly originAllowed: OriginCheck;
+
+  constructor(
+    private readonly services: AppServices,
+    private readonly options: McpEndpointOptions = {},
+  ) {
+    this.originAllowed = createOriginCheck(options.allowedOrigins ?? []);
     this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
   }
@@ -38,6 +56,12 @@ export class McpHttpEndpoint {
   }
 
   mount(app: FastifyInstance, path = "/mcp"): void {
+    // DNS-rebinding protection comes first, for every method (spec: a foreign Host or Origin is 403).
+    app.addHook("onRequest", async (request, reply) => {
+      if (request.url.split("?")[0] !== path) return;
+      const refusal = this.foreign(request);
+      if (refusal) return reply.status(403).send(rpcError(-32000, refusal));
+    });
     app.post(path, (request, reply) => this.handlePost(request, reply));
     app.delete(path, (request, reply) => this.handleExisting(request, reply));
     app.get(path, async (_request, reply) =>
@@ -46,6 +70,17 @@ export class McpHttpEndpoint {
         .header("Allow", "POST, DELETE")
         .send(rpcError(-32000, "Method not allowed: this endpoint sends no server-initiated messages")),
     );
+  }
+
+  /** Why a request looks like a DNS-rebinding attempt, or null. */
+  private foreign(request: FastifyRequest): string | null {
+    const origin = request.headers.origin;
+    if (!this.originAllowed(typeof origin === "string" ? origin : undefined))
+      return `Forbidden: Origin ${origin}`;
+    if (this.options.loopbackOnly !== false && !isLoopbackHost(request.headers.host)) {
+      return `Forbidden: Host ${request.headers.host ?? "(none)"}`;
+    }
+    return null;
   }
 
   private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import { ANONYMOUS, type Principal } from "../../../app/context.js";
 import type { Logger } from "../../../app/ports/logger.js";
+import type { OriginCheck } from "../origin-policy.js";
 import type { StreamIdentity } from "./event-connection.js";
-import type { OriginCheck } from "./origin-policy.js";
 
 /** Credentials as the handshake carried them; each is absent when not sent or empty. */
 export interface StreamCredentials {

@@ -1,6 +1,7 @@
 import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppServices } from "../../../app/services.js";
+import { createOriginCheck } from "../origin-policy.js";
 import { EventStreamHub } from "./event-stream-hub.js";
 import {
   allowAll,
@@ -11,7 +12,6 @@ import {
   type StreamAuthenticator,
   type StreamAuthorizer,
 } from "./handshake.js";
-import { createOriginCheck } from "./origin-policy.js";
 import {
   CLOSE_GOING_AWAY,
   CLOSE_POLICY_VIOLATION,

@@ -1,5 +1,5 @@
 /**
- * Which browser origins may open `/api/ws/events` (decisions "WebSocket /api/ws/events"). A
+ * Which browser origins may use the WebSocket stream and the MCP endpoint. For `/api/ws/events` (decisions "WebSocket /api/ws/events"). A
  * WebSocket handshake is not subject to CORS, so without this check any web page a user visits
  * could read the event stream with the user's ambient credentials (cross-site WebSocket hijacking).
  *
@@ -40,5 +40,15 @@ function parseOrigin(text: string): URL | null {
     return url.protocol === "http:" || url.protocol === "https:" ? url : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether a `Host` header names this machine's loopback interface (any port). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    return LOOPBACK_HOSTS.has(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
   }
 }
