@@ -23,6 +23,7 @@ import { AutoRecovery } from "../control/auto-recovery.js";
 import { healthChecker } from "../control/health-checker.js";
 import { idleReaper } from "../control/idle-reaper.js";
 import type { Periodic } from "../control/periodic.js";
+import type { ToolPolicy } from "../domain/policy/tool-policy.js";
 import { buildHttpApp } from "../edges/http/build-app.js";
 import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
@@ -141,7 +142,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     declared.add(id);
   }
   for (const [id, entry] of groupEntries) {
-    groups.register({ group_id: id, ...entry }, "config", entry.auto_start);
+    const memberPolicies = new Map<string, ToolPolicy>();
+    for (const member of entry.members) {
+      if (member.kind === "reference" && member.tools)
+        memberPolicies.set(member.id, member.tools as ToolPolicy);
+    }
+    groups.register({ group_id: id, ...entry }, "config", entry.auto_start, {
+      ...(entry.tools && { group: entry.tools as ToolPolicy }),
+      members: memberPolicies,
+    });
     declared.add(id);
   }
   for (const record of await storage.repositories.serverConfigs.list()) {

@@ -1,3 +1,4 @@
+import type { ToolPolicy } from "../domain/policy/tool-policy.js";
 import type { CapabilityContract, ServerMode, ServerSpec, ToolSchema } from "../domain/server/server-spec.js";
 
 /** The keys of one `mcp_servers.<id>` entry that the runtime reads (defaults already applied). */
@@ -59,6 +60,7 @@ export function specFromEntry(id: string, entry: ServerEntryFields, cwd?: string
     max_consecutive_failures: entry.max_consecutive_failures,
     ...(entry.description && { description: entry.description }),
     ...(Array.isArray(entry.tools) && { predefined_tools: entry.tools as ToolSchema[] }),
+    ...(entry.tools != null && !Array.isArray(entry.tools) && { tool_policy: entry.tools as ToolPolicy }),
     ...(entry.max_concurrency != null && { max_concurrency: entry.max_concurrency }),
     ...(entry.max_response_bytes != null && { max_response_bytes: entry.max_response_bytes }),
     ...(entry.capabilities != null && { capabilities: entry.capabilities as CapabilityContract }),

@@ -17,6 +17,7 @@ export const ERROR_CATALOGUE = {
   ToolTimeoutError: { status: 504, retryable: true },
   CannotStartMcpServerError: { status: 500, retryable: true },
   TenantQuotaExceeded: { status: 429, retryable: true },
+  ToolAccessDeniedError: { status: 403, retryable: false },
   NoAvailableMemberError: { status: 503, retryable: true },
   CircuitBreakerOpen: { status: 503, retryable: true },
   ToolInvocationError: { status: 500, retryable: false },

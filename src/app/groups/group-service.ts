@@ -21,6 +21,7 @@ import {
   removeMember,
   updateSettings,
 } from "../../domain/group/membership.js";
+import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
 import type { EventBus } from "../event-bus.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { ManagedServer } from "../fleet/managed-server.js";
@@ -30,6 +31,15 @@ export interface ManagedGroup {
   snapshot: GroupSnapshot;
   readonly source: "config" | "api";
   readonly auto_start: boolean;
+  /** The group-level `tools:` policy. */
+  readonly policy?: ToolPolicy;
+  /** Member-level `tools:` policies, by member id. */
+  readonly memberPolicies: ReadonlyMap<string, ToolPolicy>;
+}
+
+export interface GroupPolicies {
+  group?: ToolPolicy;
+  members?: ReadonlyMap<string, ToolPolicy>;
 }
 
 export const groupNotFound = (id: string) =>
@@ -84,10 +94,21 @@ export class GroupService {
     return group;
   }
 
-  register(input: GroupInput, source: "config" | "api", auto_start: boolean): ManagedGroup {
+  register(
+    input: GroupInput,
+    source: "config" | "api",
+    auto_start: boolean,
+    policies: GroupPolicies = {},
+  ): ManagedGroup {
     const { snapshot, warnings } = createGroup(input, this.statuses());
     for (const warning of warnings) this.deps.logger.warn({ group_id: input.group_id }, warning);
-    const group: ManagedGroup = { snapshot, source, auto_start };
+    const group: ManagedGroup = {
+      snapshot,
+      source,
+      auto_start,
+      ...(policies.group && { policy: policies.group }),
+      memberPolicies: policies.members ?? new Map(),
+    };
     this.groups.set(input.group_id, group);
     return group;
   }
@@ -193,6 +214,12 @@ export class GroupService {
     if (!hasMember(group.snapshot, memberId)) return false;
     this.reconfigure(id, (snapshot, statuses) => removeMember(snapshot, memberId, statuses));
     return true;
+  }
+
+  /** The policies a call through the group to `member` passes, besides the member server's own. */
+  policiesFor(id: string, member: string): (ToolPolicy | undefined)[] {
+    const group = this.require(id);
+    return [group.policy, group.memberPolicies.get(member)];
   }
 
   /** Ids of the groups a server is a member of. */

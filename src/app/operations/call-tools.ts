@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
+import { combinedVerdict, type ToolPolicy } from "../../domain/policy/tool-policy.js";
 import type { RequestContext } from "../context.js";
 import { defineOperation } from "../operation.js";
 import type { ToolCallResult } from "../ports/upstream.js";
@@ -234,6 +235,23 @@ const MEMBER_FAILURES = new Set([
   "CircuitBreakerOpen",
 ]);
 
+/**
+ * Tool access policies, checked before the upstream is touched. A tool on an `approval_list` is
+ * refused too: human approval holds are not served yet, and refusing is the safe side.
+ */
+function refuseByPolicy(policies: readonly (ToolPolicy | undefined)[], tool: string, target: string): void {
+  const verdict = combinedVerdict(policies, tool);
+  if (verdict === "allow") return;
+  const reason = verdict === "deny" ? "denied" : "approval_required";
+  throw new GatewayError(
+    "ToolAccessDeniedError",
+    verdict === "deny"
+      ? "Tool not available for this mcp_server"
+      : `Tool '${tool}' needs a human approval, and approval holds are not served yet`,
+    { mcp_server_id: target, tool_name: tool, reason },
+  );
+}
+
 /** Calls a server, or a member of a group chosen by its strategy, reporting the outcome to the group. */
 async function invokeTarget(
   services: AppServices,
@@ -243,12 +261,16 @@ async function invokeTarget(
 ) {
   const { fleet, groups, invoker } = services;
   if (!groups.has(call.mcp_server)) {
-    return invoker.call(fleet.require(call.mcp_server), call.tool, call.arguments, {
-      ...options,
-      signal: ctx.signal,
-    });
+    const server = fleet.require(call.mcp_server);
+    refuseByPolicy([server.spec.tool_policy], call.tool, call.mcp_server);
+    return invoker.call(server, call.tool, call.arguments, { ...options, signal: ctx.signal });
   }
   const member = groups.route(call.mcp_server, ctx.principal.tenant_id);
+  refuseByPolicy(
+    [...groups.policiesFor(call.mcp_server, member.id), member.spec.tool_policy],
+    call.tool,
+    call.mcp_server,
+  );
   try {
     const outcome = await invoker.call(member, call.tool, call.arguments, {
       ...options,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { policySummary, visibleTools } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
 import { serverDetail } from "../views/server-views.js";
 
@@ -15,10 +16,16 @@ export const getServer = defineOperation({
   async run({ fleet, clock, groups }, input) {
     if (groups.has(input.mcp_server)) return groups.view(input.mcp_server);
     const server = fleet.require(input.mcp_server);
+    const detail = serverDetail(server, clock.now(), clock.monotonic());
+    const visible = visibleTools(detail.tools, [server.spec.tool_policy]);
+    const filtered = detail.tools.length - visible.length;
     return {
-      ...serverDetail(server, clock.now(), clock.monotonic()),
-      // Tool access policies arrive with governance; until then every server is unrestricted.
-      tools_policy: { active: false, unrestricted: true },
+      ...detail,
+      tools: visible,
+      tools_policy: {
+        ...policySummary(server.spec.tool_policy),
+        ...(filtered > 0 && { filtered_count: filtered }),
+      },
     };
   },
 });

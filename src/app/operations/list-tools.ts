@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { visibleTools } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
 
 export const listTools = defineOperation({
@@ -9,7 +10,7 @@ export const listTools = defineOperation({
   input: z.object({}),
   async run({ fleet }) {
     const tools = fleet.list().flatMap((server) =>
-      (server.tools ?? []).map((tool) => ({
+      visibleTools(server.tools ?? [], [server.spec.tool_policy]).map((tool) => ({
         mcp_server_id: server.id,
         tool_name: tool.name,
         description: tool.description ?? "",

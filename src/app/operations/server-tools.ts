@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
+import { visibleTools } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
 import { toolView } from "../views/server-views.js";
 
@@ -21,7 +22,12 @@ export const serverTools = defineOperation({
         throw new GatewayError("NoAvailableMemberError", `no_healthy_members_in_group: ${input.mcp_server}`);
       }
       const tools = await fleet.tools(member, input.start);
-      return { mcp_server: input.mcp_server, group: true, tools: tools.map(toolView) };
+      const policies = [...groups.policiesFor(input.mcp_server, member.id), member.spec.tool_policy];
+      return {
+        mcp_server: input.mcp_server,
+        group: true,
+        tools: visibleTools(tools, policies).map(toolView),
+      };
     }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.tools(server, input.start);
@@ -29,7 +35,7 @@ export const serverTools = defineOperation({
       mcp_server: server.id,
       state: server.lifecycle.state,
       predefined: (server.spec.predefined_tools?.length ?? 0) > 0,
-      tools: tools.map(toolView),
+      tools: visibleTools(tools, [server.spec.tool_policy]).map(toolView),
     };
   },
 });

@@ -1,3 +1,5 @@
+import type { ToolPolicy } from "../policy/tool-policy.js";
+
 /**
  * How to run one MCP server, as the application needs it: built from the configuration file or
  * from a REST registration. Names follow the configuration keys.
@@ -36,6 +38,8 @@ export interface ServerSpec {
   /** Per-server concurrency budget; 0 means no limit. */
   readonly max_concurrency?: number;
   readonly max_response_bytes?: number;
+  /** The `tools:` access policy of the server (allow, deny and approval lists). */
+  readonly tool_policy?: ToolPolicy;
   /** Declared contract checked at runtime: tools outside `tools` violate it. */
   readonly capabilities?: CapabilityContract;
   /** The remaining mode-specific configuration (docker, remote), passed to the upstream factory. */

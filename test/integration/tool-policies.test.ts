@@ -1,0 +1,87 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTROLLABLE, startTestGateway, type TestGateway } from "../support/gateway.js";
+import { callJson, connectHttp } from "../support/mcp-client.js";
+
+let gw: TestGateway;
+let client: Client;
+const server = (id: string, extra = "") => `
+  ${id}:
+    command: [node, ${JSON.stringify(CONTROLLABLE)}]
+    env: {MEMBER: ${id}}${extra}`;
+
+beforeAll(async () => {
+  gw = await startTestGateway(`
+mcp_servers:${server("guarded", "\n    tools: {allow_list: [echo, env, se*], approval_list: [set_listing_failure]}")}${server("m1")}${server("m2")}
+  team:
+    mode: group
+    auto_start: false
+    tools: {deny_list: [sleep]}
+    members:
+      - {id: m1, tools: {deny_list: [env]}}
+      - {id: m2}
+`);
+  client = await connectHttp(await gw.app.listen({ host: "127.0.0.1", port: 0 }));
+});
+afterAll(async () => {
+  await client?.close();
+  await gw.close();
+});
+
+const call = async (target: string, tool: string, args: Record<string, unknown> = {}) => {
+  const { json } = await callJson(client, "gateway_call", {
+    calls: [{ mcp_server: target, tool, arguments: args }],
+  });
+  return json.results[0];
+};
+
+describe("a server's tools policy", () => {
+  it("hides what its allow list does not match, from tool listings and details", async () => {
+    const { json } = await callJson(client, "gateway_tools", { mcp_server: "guarded" });
+    expect(json.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+      "echo",
+      "env",
+      "set_listing_failure",
+    ]);
+    const details = await callJson(client, "gateway_details", { mcp_server: "guarded" });
+    expect(details.json.tools_policy).toMatchObject({
+      active: true,
+      unrestricted: false,
+      has_allow_list: true,
+      has_deny_list: false,
+      filtered_count: expect.any(Number),
+    });
+    const rest = (await gw.app.inject({ method: "GET", url: "/api/tools/" })).json();
+    const names = rest.tools.filter((t: { mcp_server_id: string }) => t.mcp_server_id === "guarded");
+    expect(names.map((t: { tool_name: string }) => t.tool_name).sort()).toEqual([
+      "echo",
+      "env",
+      "set_listing_failure",
+    ]);
+  });
+
+  it("refuses a call of a hidden tool before it reaches the server", async () => {
+    const result = await call("guarded", "crash");
+    expect(result).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });
+    expect(gw.gateway.services.fleet.require("guarded").lifecycle.state).toBe("ready");
+  });
+
+  it("refuses a tool on its approval list while approval holds are not served", async () => {
+    const result = await call("guarded", "set_listing_failure", { failing: true });
+    expect(result).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });
+    expect((await call("guarded", "echo", { message: "ok" })).success).toBe(true);
+  });
+});
+
+describe("group and member policies", () => {
+  it("apply the group's policy to every call through it", async () => {
+    expect(await call("team", "sleep", { ms: 1 })).toMatchObject({ error_type: "ToolAccessDeniedError" });
+  });
+
+  it("apply a member's policy only to calls routed to that member", async () => {
+    const first = await call("team", "env", { name: "MEMBER" });
+    const second = await call("team", "env", { name: "MEMBER" });
+    const outcomes = [first, second].map((r) => (r.success ? r.result.content[0].text : r.error_type));
+    expect(outcomes.sort()).toEqual(["ToolAccessDeniedError", "m2"]);
+  });
+});
