@@ -9,6 +9,7 @@ import { removeProcessContainers } from "../adapters/upstream/docker/container-r
 import { DockerUpstreamFactory } from "../adapters/upstream/docker/docker-upstream-factory.js";
 import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstream-factory.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
+import { AuditRecorder } from "../app/audit-recorder.js";
 import { EventBus } from "../app/event-bus.js";
 import { recordEvents } from "../app/event-recorder.js";
 import { Fleet } from "../app/fleet/fleet.js";
@@ -81,6 +82,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const instanceId = `${options.instanceLabel ?? hostname()}-${ids.hex(4)}`;
   const bus = new EventBus({ clock, ids, logger, instanceId });
   const stopRecording = recordEvents(bus, storage.eventStore, logger);
+  const audit = new AuditRecorder({ bus, audit: storage.repositories.audit, logger });
+  audit.start();
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const fleet = new Fleet({
     factories: {
@@ -249,6 +252,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await fleet.shutdown();
         // After the fleet: its last stop events are recorded, then flushed by the close.
         stopRecording();
+        await audit.stop();
         try {
           await storage.close();
         } catch (error) {

@@ -32,6 +32,9 @@ export type DomainEventPayload =
       mcp_server_id: string;
       /** For a group call: the member that served it. */
       route_backend?: string;
+      /** Who called, and for which tenant, when known. */
+      requested_by?: string;
+      tenant_id?: string | null;
       tool_name: string;
       call_id: string;
       duration_ms: number;
@@ -41,6 +44,8 @@ export type DomainEventPayload =
       type: "ToolInvocationFailed";
       mcp_server_id: string;
       route_backend?: string;
+      requested_by?: string;
+      tenant_id?: string | null;
       tool_name: string;
       call_id: string;
       duration_ms: number;

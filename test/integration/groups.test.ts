@@ -112,6 +112,28 @@ describe("a group declared in the configuration", () => {
     expect(started.json).toMatchObject({ group: "pool", members_started: 3, total_members: 3 });
   });
 
+  it("records a group call in the audit trail with the group and the member that served it", async () => {
+    await whoServed(1);
+    await waitFor(
+      async () =>
+        (await gw.gateway.services.repositories.audit.query({ action: "tool_invocation" })).length > 0,
+    );
+    const [latest] = await gw.gateway.services.repositories.audit.query({
+      action: "tool_invocation",
+      limit: 1,
+    });
+    expect(latest).toMatchObject({
+      actor: "anonymous",
+      target: "pool",
+      outcome: "success",
+      details: {
+        "mcp.server.id": "pool",
+        "hangar.route.backend": expect.stringMatching(/^m[123]$/),
+        "mcp.tool.status": "success",
+      },
+    });
+  });
+
   it("refuses to delete a declared group with 409", async () => {
     expect((await inject("DELETE", "/api/groups/pool")).statusCode).toBe(409);
   });

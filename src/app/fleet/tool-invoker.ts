@@ -15,6 +15,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** The group the call was routed through: events name it, with the member as `route_backend`. */
   group?: string;
+  /** Who called (principal id) and for which tenant, for the invocation events. */
+  caller?: { id: string; tenant_id: string | null };
 }
 
 export interface InvokerLimits {
@@ -167,6 +169,7 @@ export class ToolInvoker {
     return {
       mcp_server_id: ctx.group ?? server.id,
       ...(ctx.group !== undefined && { route_backend: server.id }),
+      ...(ctx.caller && { requested_by: ctx.caller.id, tenant_id: ctx.caller.tenant_id }),
       tool_name: tool,
       call_id: ctx.callId,
       duration_ms: Math.round(this.deps.clock.monotonic() - began),

@@ -260,10 +260,11 @@ async function invokeTarget(
   options: { callId: string; timeoutMs: number },
 ) {
   const { fleet, groups, invoker } = services;
+  const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
   if (!groups.has(call.mcp_server)) {
     const server = fleet.require(call.mcp_server);
     refuseByPolicy([server.spec.tool_policy], call.tool, call.mcp_server);
-    return invoker.call(server, call.tool, call.arguments, { ...options, signal: ctx.signal });
+    return invoker.call(server, call.tool, call.arguments, { ...options, signal: ctx.signal, caller });
   }
   const member = groups.route(call.mcp_server, ctx.principal.tenant_id);
   refuseByPolicy(
@@ -276,6 +277,7 @@ async function invokeTarget(
       ...options,
       signal: ctx.signal,
       group: call.mcp_server,
+      caller,
     });
     groups.recordCall(call.mcp_server, member.id, true);
     return outcome;
