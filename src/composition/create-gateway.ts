@@ -166,6 +166,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }
     fleet.register({ ...record.spec, source: "api" });
   }
+  for (const definition of await storage.repositories.groupConfigs.list()) {
+    if (groups.has(definition.group_id) || fleet.has(definition.group_id)) {
+      logger.warn(
+        { group_id: definition.group_id },
+        "a group created through REST has the id of a declared one; kept the declared one",
+      );
+      continue;
+    }
+    groups.register(definition, "api", false);
+  }
 
   const services: AppServices = {
     fleet,

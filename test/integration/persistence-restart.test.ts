@@ -60,6 +60,24 @@ async function restartRoundTrip(yaml: string): Promise<void> {
     updated_at: 1,
     updated_by: "admin",
   });
+  expect(
+    (
+      await app.inject({
+        method: "POST",
+        url: "/api/groups/",
+        payload: { group_id: "crew", strategy: "priority" },
+      })
+    ).statusCode,
+  ).toBe(201);
+  expect(
+    (
+      await app.inject({
+        method: "POST",
+        url: "/api/groups/crew/members",
+        payload: { member_id: "kept", priority: 3 },
+      })
+    ).statusCode,
+  ).toBe(201);
   await app.close();
   await first.shutdown();
 
@@ -72,6 +90,14 @@ async function restartRoundTrip(yaml: string): Promise<void> {
       source: "api",
       description: "registered through REST",
     });
+
+    const crew = (await app2.inject({ method: "GET", url: "/api/groups/crew" })).json();
+    expect(crew).toMatchObject({
+      strategy: "priority",
+      total_members: 1,
+      members: [{ id: "kept", priority: 3 }],
+    });
+    expect((await app2.inject({ method: "DELETE", url: "/api/groups/crew" })).statusCode).toBe(200);
 
     const history = (await app2.inject({ method: "GET", url: "/api/mcp_servers/kept/tools/history" })).json();
     expect(history.total).toBe(1);

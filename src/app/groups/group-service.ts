@@ -25,6 +25,7 @@ import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
 import type { EventBus } from "../event-bus.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { ManagedServer } from "../fleet/managed-server.js";
+import type { GroupConfigRepository } from "../ports/group-config-repository.js";
 import type { Logger } from "../ports/logger.js";
 
 export interface ManagedGroup {
@@ -214,6 +215,31 @@ export class GroupService {
     if (!hasMember(group.snapshot, memberId)) return false;
     this.reconfigure(id, (snapshot, statuses) => removeMember(snapshot, memberId, statuses));
     return true;
+  }
+
+  /**
+   * A group created through REST as it would be created again: settings and members, not the
+   * counters (rotation and the circuit start afresh after a restart).
+   */
+  async persist(id: string, store: GroupConfigRepository, at: number): Promise<void> {
+    const group = this.require(id);
+    if (group.source !== "api") return;
+    const { settings, members } = group.snapshot;
+    await store.save(
+      {
+        group_id: id,
+        description: settings.description,
+        strategy: settings.strategy,
+        min_healthy: settings.min_healthy,
+        health: {
+          unhealthy_threshold: settings.unhealthy_threshold,
+          healthy_threshold: settings.healthy_threshold,
+        },
+        circuit_breaker: { failure_threshold: settings.failure_threshold },
+        members: members.map(({ id: member, weight, priority }) => ({ id: member, weight, priority })),
+      },
+      at,
+    );
   }
 
   /** The policies a call through the group to `member` passes, besides the member server's own. */

@@ -1,6 +1,7 @@
 import type { ApiKeyRepository } from "./api-key-repository.js";
 import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
+import type { GroupConfigRepository } from "./group-config-repository.js";
 import type { LeaseStore } from "./lease-store.js";
 import type { MetricHistory } from "./metric-history.js";
 import type { RoleAssignmentRepository } from "./role-assignment-repository.js";
@@ -18,6 +19,7 @@ export interface StoreRepositories {
   /** True when the records survive a restart and are shared by replicas using the same database. */
   readonly durable: boolean;
   readonly serverConfigs: ServerConfigRepository;
+  readonly groupConfigs: GroupConfigRepository;
   readonly audit: AuditTrail;
   readonly sagas: SagaStore;
   readonly approvals: ApprovalRepository;

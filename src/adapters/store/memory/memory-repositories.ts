@@ -3,6 +3,7 @@ import type { StoreRepositories } from "../../../app/ports/store-repositories.js
 import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
 import { MemoryApprovalRepository } from "./memory-approval-repository.js";
 import { MemoryAuditTrail } from "./memory-audit-trail.js";
+import { MemoryGroupConfigRepository } from "./memory-group-config-repository.js";
 import { MemoryLeaseStore } from "./memory-lease-store.js";
 import { MemoryMetricHistory } from "./memory-metric-history.js";
 import { MemoryRoleAssignmentRepository } from "./memory-role-assignment-repository.js";
@@ -22,6 +23,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
   return {
     durable: false,
     serverConfigs: new MemoryServerConfigRepository(),
+    groupConfigs: new MemoryGroupConfigRepository(),
     audit: new MemoryAuditTrail(),
     sagas: new MemorySagaStore(),
     approvals: new MemoryApprovalRepository(),

@@ -4,6 +4,7 @@ import type { SqlStore } from "../sql-store.js";
 import { SqlApiKeyRepository } from "./sql-api-key-repository.js";
 import { SqlApprovalRepository } from "./sql-approval-repository.js";
 import { SqlAuditTrail } from "./sql-audit-trail.js";
+import { SqlGroupConfigRepository } from "./sql-group-config-repository.js";
 import { SqlLeaseStore } from "./sql-lease-store.js";
 import { SqlMetricHistory } from "./sql-metric-history.js";
 import { SqlRoleAssignmentRepository } from "./sql-role-assignment-repository.js";
@@ -24,6 +25,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
   return {
     durable: true,
     serverConfigs: new SqlServerConfigRepository(db),
+    groupConfigs: new SqlGroupConfigRepository(db),
     audit: new SqlAuditTrail(db),
     sagas: new SqlSagaStore(db),
     approvals: new SqlApprovalRepository(db),

@@ -6,6 +6,12 @@ import type { Generated } from "kysely";
  * boolean type), counters are integers.
  */
 export interface StoreTables {
+  group_configs: {
+    id: string;
+    definition: string;
+    created_at: number;
+    updated_at: number;
+  };
   server_configs: {
     id: string;
     spec: string;

@@ -15,7 +15,7 @@ export const addGroupMember = defineOperation({
   summary: "Add a registered MCP server to a group (or change its weight and priority).",
   permissions: ["group:update"],
   input: z.object({ group: z.string().min(1), body: z.record(z.string(), z.unknown()) }),
-  async run({ groups, fleet }, input) {
+  async run({ groups, fleet, repositories, clock }, input) {
     groups.require(input.group);
     if (!Object.hasOwn(input.body, "member_id")) {
       throw new RequestRejected(400, "missing_fields", "required field(s) absent: member_id");
@@ -25,6 +25,7 @@ export const addGroupMember = defineOperation({
     const member = parsed.data;
     fleet.require(member.member_id);
     groups.addMember(input.group, { id: member.member_id, weight: member.weight, priority: member.priority });
+    await groups.persist(input.group, repositories.groupConfigs, clock.now() / 1000);
     return { group_id: input.group, mcp_server_id: member.member_id, added: true };
   },
 });

@@ -17,10 +17,10 @@ const body = z.object({
 export const createGroup = defineOperation({
   name: "create-group",
   kind: "command",
-  summary: "Create an empty group (members are added with add-group-member). Lives until the process ends.",
+  summary: "Create an empty group (members are added with add-group-member). Kept in the durable store.",
   permissions: ["group:create"],
   input: z.record(z.string(), z.unknown()),
-  async run({ groups, fleet }, raw) {
+  async run({ groups, fleet, repositories, clock }, raw) {
     if (!Object.hasOwn(raw, "group_id")) {
       throw new RequestRejected(400, "missing_fields", "required field(s) absent: group_id");
     }
@@ -41,6 +41,7 @@ export const createGroup = defineOperation({
       "api",
       false,
     );
+    await groups.persist(input.group_id, repositories.groupConfigs, clock.now() / 1000);
     return { group_id: input.group_id, created: true };
   },
 });

@@ -8,7 +8,7 @@ export const deleteGroup = defineOperation({
   summary: "Remove a group created through REST (its member servers stay). Declared groups stay.",
   permissions: ["group:delete"],
   input: groupRef,
-  async run({ groups }, input) {
+  async run({ groups, repositories }, input) {
     const group = groups.require(input.group);
     if (group.source === "config") {
       throw new RequestRejected(
@@ -18,6 +18,7 @@ export const deleteGroup = defineOperation({
         { group_id: input.group },
       );
     }
+    await repositories.groupConfigs.delete(input.group);
     groups.remove(input.group);
     return { group_id: input.group, deleted: true };
   },

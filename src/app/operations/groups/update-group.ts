@@ -12,13 +12,14 @@ export const updateGroup = defineOperation({
     min_healthy: z.number().int().min(1).optional(),
     description: z.string().optional(),
   }),
-  async run({ groups }, input) {
+  async run({ groups, repositories, clock }, input) {
     const { group, ...patch } = input;
     groups.require(group);
     groups.updateSettings(
       group,
       Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)),
     );
+    await groups.persist(group, repositories.groupConfigs, clock.now() / 1000);
     return { group_id: group, updated: true };
   },
 });

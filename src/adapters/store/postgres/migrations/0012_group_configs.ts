@@ -1,0 +1,16 @@
+import { type Kysely, sql } from "kysely";
+
+/** Groups created through REST: the group definition as JSON. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable("group_configs")
+    .addColumn("id", sql`text collate "C"`, (c) => c.primaryKey().notNull())
+    .addColumn("definition", "text", (c) => c.notNull())
+    .addColumn("created_at", "double precision", (c) => c.notNull())
+    .addColumn("updated_at", "double precision", (c) => c.notNull())
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable("group_configs").execute();
+}
