@@ -193,3 +193,23 @@ describe("the circuit breaker of a group", () => {
     expect(closed.members_in_rotation_count).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("auto_start", () => {
+  it("starts the members of an auto_start group when the gateway's background work starts", async () => {
+    const own = await startTestGateway(`
+mcp_servers:${member("a1")}${member("a2")}
+  eager:
+    mode: group
+    auto_start: true
+    members: [{id: a1}, {id: a2}]
+`);
+    try {
+      own.gateway.startBackground();
+      const { fleet } = own.gateway.services;
+      await waitFor(() => ["a1", "a2"].every((id) => fleet.require(id).lifecycle.state === "ready"), 15_000);
+      expect(own.gateway.services.groups.view("eager")).toMatchObject({ healthy_count: 2, state: "healthy" });
+    } finally {
+      await own.close();
+    }
+  });
+});
