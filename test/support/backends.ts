@@ -4,9 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { describe } from "vitest";
+import { memoryRepositories } from "../../src/adapters/store/memory/memory-repositories.js";
 import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
+import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
 import { openSqlite } from "../../src/adapters/store/sqlite/open-sqlite.js";
+import type { StoreRepositories } from "../../src/app/ports/store-repositories.js";
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -80,3 +83,17 @@ export async function describePostgres(name: string, body: () => void): Promise<
 
 export type BackendName = "memory" | "sqlite" | "postgres";
 export const BACKENDS: readonly BackendName[] = ["memory", "sqlite", "postgres"];
+
+/** Every repository of a fresh store of one backend, and how to close it. */
+export async function openRepositories(
+  backend: BackendName,
+): Promise<{ repos: StoreRepositories; close(): Promise<void> }> {
+  if (backend === "memory") return { repos: memoryRepositories(), close: async () => undefined };
+  const store = backend === "sqlite" ? await freshSqlite() : await freshPostgres();
+  return { repos: sqlRepositories(store), close: () => store.close() };
+}
+
+/** `describe` that awaits like {@link describePostgres}, for the backends that always run. */
+export async function describeNow(name: string, body: () => void): Promise<void> {
+  describe(name, body);
+}

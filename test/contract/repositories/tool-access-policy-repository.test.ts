@@ -1,22 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { memoryRepositories } from "../../../src/adapters/store/memory/memory-repositories.js";
-import { sqlRepositories } from "../../../src/adapters/store/sql/sql-repositories.js";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import type { StoreRepositories } from "../../../src/app/ports/store-repositories.js";
 import type { ToolAccessPolicyRecord } from "../../../src/app/ports/tool-access-policy-repository.js";
-import {
-  BACKENDS,
-  type BackendName,
-  describePostgres,
-  freshPostgres,
-  freshSqlite,
-} from "../../support/backends.js";
-
-async function open(backend: BackendName): Promise<{ repos: StoreRepositories; close(): Promise<void> }> {
-  if (backend === "memory") return { repos: memoryRepositories(), close: async () => undefined };
-  const store = backend === "sqlite" ? await freshSqlite() : await freshPostgres();
-  return { repos: sqlRepositories(store), close: () => store.close() };
-}
-const describeNow = async (name: string, body: () => void) => describe(name, body);
+import { BACKENDS, describeNow, describePostgres, openRepositories } from "../../support/backends.js";
 
 const policy = (extra: Partial<ToolAccessPolicyRecord> = {}): ToolAccessPolicyRecord => ({
   scope: "provider",
@@ -35,7 +20,7 @@ for (const backend of BACKENDS) {
       let repos: StoreRepositories;
       let close: (() => Promise<void>) | undefined;
       beforeEach(async () => {
-        ({ repos, close } = await open(backend));
+        ({ repos, close } = await openRepositories(backend));
       });
       afterEach(async () => {
         await close?.();
