@@ -1,20 +1,11 @@
-import { type Kysely, sql } from "kysely";
-import type {
-  EventStore,
-  ReadAllOptions,
-  ReadStreamOptions,
-  StoredEvent,
-} from "../../../app/ports/event-store.js";
-import type { DomainEvent } from "../../../domain/events.js";
-import { type AppendGroup, BatchingAppender, type GroupCommitOptions } from "../batching-appender.js";
-import { type EventTables, insertBatch, selectAll, selectStream } from "../event-table.js";
+import { sql } from "kysely";
+import type { AppendGroup } from "../batching-appender.js";
+import { insertBatch } from "../event-table.js";
+import { SqlEventStore, type SqlEventStoreOptions } from "../sql-event-store.js";
 import type { SqlStore } from "../sql-store.js";
 import { openPostgres, type PostgresOptions } from "./open-postgres.js";
 
-export interface PostgresEventStoreOptions extends GroupCommitOptions {
-  /** Close the SqlStore (its pool) when the event store closes (it was opened for the event store alone). */
-  ownsStore?: boolean;
-}
+export type PostgresEventStoreOptions = SqlEventStoreOptions;
 
 /**
  * First key of the advisory lock that serializes appenders ("ARLK"); the second is the `events`
@@ -33,58 +24,15 @@ const APPEND_LOCK_CLASS = 0x41524c4b;
  * n+1 before n. A sequence could not promise that: it hands out numbers before commit and loses
  * those of rolled-back transactions.
  */
-export class PostgresEventStore implements EventStore {
-  readonly durable = true;
-  readonly #store: SqlStore<unknown>;
-  readonly #db: Kysely<EventTables>;
-  readonly #appender: BatchingAppender;
-  readonly #ownsStore: boolean;
-  #closing: Promise<void> | undefined;
-
+export class PostgresEventStore extends SqlEventStore {
   constructor(store: SqlStore<unknown>, options: PostgresEventStoreOptions = {}) {
-    if (store.dialect !== "postgres") {
-      throw new Error(`PostgresEventStore needs a postgres store, got ${store.dialect}`);
-    }
-    this.#store = store;
-    this.#db = store.db as Kysely<EventTables>;
-    this.#ownsStore = options.ownsStore ?? false;
-    this.#appender = new BatchingAppender((batch, attempt) => this.#writeBatch(batch, attempt), options);
+    super("postgres", store, options);
   }
 
-  append(streamId: string, events: readonly DomainEvent[]): void {
-    this.#appender.append(streamId, events);
-  }
-
-  flush(): Promise<void> {
-    return this.#appender.flush();
-  }
-
-  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
-    return selectStream(this.#db, streamId, options);
-  }
-
-  readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
-    return selectAll(this.#db, options);
-  }
-
-  /** Flushes (see `GroupCommitOptions.closeTimeoutMs`), then closes the SqlStore if it owns it. Idempotent. */
-  close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
-  }
-
-  async #close(): Promise<void> {
-    try {
-      await this.#appender.close();
-    } finally {
-      if (this.#ownsStore) await this.#store.close();
-    }
-  }
-
-  #writeBatch(batch: readonly AppendGroup[], attempt: number): Promise<void> {
+  protected writeBatch(batch: readonly AppendGroup[], attempt: number): Promise<void> {
     // READ COMMITTED explicitly: under REPEATABLE READ the snapshot would predate the lock wait
     // and miss the previous holder's rows, whatever the server's default isolation is.
-    return this.#db
+    return this.db
       .transaction()
       .setIsolationLevel("read committed")
       .execute(async (trx) => {
