@@ -22,6 +22,7 @@ import {
   updateSettings,
 } from "../../domain/group/membership.js";
 import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
+import type { ServerState } from "../../domain/server/lifecycle.js";
 import type { EventBus } from "../event-bus.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { ManagedServer } from "../fleet/managed-server.js";
@@ -120,12 +121,12 @@ export class GroupService {
   }
 
   view(id: string): GroupView {
-    return view(this.require(id).snapshot, this.statuses());
+    const { snapshot } = this.require(id);
+    return view(snapshot, this.statusesOf(snapshot));
   }
 
   views(): GroupView[] {
-    const statuses = this.statuses();
-    return [...this.groups.values()].map((group) => view(group.snapshot, statuses));
+    return [...this.groups.values()].map((group) => view(group.snapshot, this.statusesOf(group.snapshot)));
   }
 
   /** Member ids of a group, in declaration order. */
@@ -139,8 +140,10 @@ export class GroupService {
     const result = pick(group.snapshot, {
       ...(tenant !== null && { tenant }),
       random: this.deps.random,
-      memberStates: this.statuses(),
-      inFlight: new Map(this.deps.fleet.list().map((server) => [server.id, server.inFlight])),
+      memberStates: this.statusesOf(group.snapshot),
+      inFlight: new Map(
+        group.snapshot.members.map((member) => [member.id, this.deps.fleet.get(member.id)?.inFlight ?? 0]),
+      ),
     });
     group.snapshot = result.snapshot;
     if ("refused" in result) {
@@ -276,7 +279,7 @@ export class GroupService {
   private apply(id: string, change: (snapshot: GroupSnapshot, statuses: MemberStatuses) => Transition): void {
     const group = this.groups.get(id);
     if (!group) return;
-    const result = change(group.snapshot, this.statuses());
+    const result = change(group.snapshot, this.statusesOf(group.snapshot));
     group.snapshot = result.snapshot;
     this.publish(result.events);
   }
@@ -285,7 +288,21 @@ export class GroupService {
     if (events.length > 0) this.deps.bus.publish(events);
   }
 
-  /** Member states as the fleet knows them now. */
+  /**
+   * States of a group's members only: this runs on every call through the group, so it must not
+   * walk the whole fleet. A member missing from the fleet is absent (read as dead).
+   */
+  private statusesOf(snapshot: GroupSnapshot): MemberStatuses {
+    const statuses = new Map<string, { state: ServerState; blocked: boolean }>();
+    for (const member of snapshot.members) {
+      const server = this.deps.fleet.get(member.id);
+      if (server)
+        statuses.set(member.id, { state: server.lifecycle.state, blocked: server.lifecycle.blocked });
+    }
+    return statuses;
+  }
+
+  /** Member states as the fleet knows them now, for changes that may add members. */
   private statuses(): MemberStatuses {
     return new Map(
       this.deps.fleet
