@@ -63,6 +63,11 @@ export interface EnvSettings {
    * inherits them on POSIX. Nothing else leaks to a child, secrets included.
    */
   readonly childBaseEnv: Readonly<Record<string, string>>;
+  /**
+   * The whole environment as read: hot-loaded packages take the variables their registry entry
+   * declares from it (and the gateway warns about each one it hands over).
+   */
+  readonly variables: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -213,6 +218,7 @@ export function readEnvSettings(env: Environment): { settings: EnvSettings; issu
     complianceOutput: reader.text("MCP_COMPLIANCE_OUTPUT") ?? null,
     strict: reader.bool("GATEWAY_CONFIG_STRICT") ?? false,
     childBaseEnv: Object.freeze(readChildBaseEnv(env)),
+    variables: env,
   };
   return { settings, issues: reader.issues };
 }

@@ -32,7 +32,9 @@ export const gatewayStatus = defineOperation({
   summary: "A one-glance status of this replica's servers and groups, with a formatted text rendering.",
   permissions: ["mcp_servers:read"],
   input: z.object({}),
-  async run({ fleet, instance, clock, groups }) {
+  // Runtime servers are counted in `mcp_servers` and the server totals too (they are fleet
+  // servers); `runtime_mcp_servers` and the `runtime_*` counts describe them on their own.
+  async run({ fleet, instance, clock, groups, hotLoading }) {
     const uptime_seconds = Math.round((clock.monotonic() - instance.started_mono) / 100) / 10;
     const uptime = formatDuration(uptime_seconds);
     const mcp_servers = fleet.list().map((server) => {
@@ -64,16 +66,17 @@ export const gatewayStatus = defineOperation({
       members_in_rotation_count: group.members_in_rotation_count,
     }));
     const healthy = mcp_servers.filter((s) => s.state === "ready").length;
+    const runtime_mcp_servers = hotLoading?.runtimeServers() ?? [];
     const formatted = formatDashboard(instance.instance_id, uptime, healthy, mcp_servers);
     return {
       mcp_servers,
       groups: groupEntries,
-      runtime_mcp_servers: [] as unknown[],
+      runtime_mcp_servers,
       summary: {
         healthy_mcp_servers: healthy,
         total_mcp_servers: mcp_servers.length,
-        runtime_mcp_servers: 0,
-        runtime_healthy: 0,
+        runtime_mcp_servers: runtime_mcp_servers.length,
+        runtime_healthy: runtime_mcp_servers.filter((s) => s.state === "ready").length,
         uptime,
         uptime_seconds,
       },

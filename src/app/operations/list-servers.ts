@@ -15,13 +15,16 @@ export const listServers = defineOperation({
         "Server state (cold, ready, degraded, dead) or group state; an unknown value gives empty lists",
       ),
   }),
-  async run({ fleet, groups }, input) {
+  // Runtime (hot-loaded) servers are fleet servers: they appear in `mcp_servers` like any other,
+  // and again in `runtime_mcp_servers` with what hot loading knows of them.
+  async run({ fleet, groups, hotLoading }, input) {
     const filter = input.state_filter ?? null;
     const mcp_servers: ServerSummary[] = fleet
       .list()
       .filter((s) => filter === null || s.lifecycle.state === filter)
       .map(serverSummary);
     const groupViews = groups.views().filter((group) => filter === null || group.state === filter);
-    return { mcp_servers, groups: groupViews, runtime_mcp_servers: [] as unknown[] };
+    const runtime_mcp_servers = hotLoading?.runtimeServers(filter) ?? [];
+    return { mcp_servers, groups: groupViews, runtime_mcp_servers };
   },
 });

@@ -20,9 +20,14 @@ export function unavailable<S extends z.ZodObject>(
     permissions,
     input,
     async run() {
-      throw new GatewayError("NotConfiguredError", `${feature} is not configured`, { feature });
+      throw notConfigured(feature);
     },
   });
+}
+
+/** The answer of a feature that is not served, or turned off in the configuration. */
+export function notConfigured(feature: string): GatewayError {
+  return new GatewayError("NotConfiguredError", `${feature} is not configured`, { feature });
 }
 
 export const reloadConfig = unavailable(
@@ -30,28 +35,6 @@ export const reloadConfig = unavailable(
   "configuration reload",
   ["config:reload"],
   z.object({ graceful: z.boolean().default(true).describe("Recorded on the reload request event") }),
-);
-
-const policyList = z.array(z.string()).nullish();
-
-export const loadServer = unavailable(
-  "load-server",
-  "hot loading",
-  ["mcp_servers:write"],
-  z.object({
-    name: z.string().min(1).describe("Server name in the MCP registry"),
-    force_unverified: z.boolean().default(false).describe("Load a server the registry does not verify"),
-    allow_tools: policyList.describe("Only these tools (fnmatch globs)"),
-    deny_tools: policyList.describe("Hide these tools (fnmatch globs)"),
-    approval_tools: policyList.describe("Hold calls of these tools for approval"),
-  }),
-);
-
-export const unloadServer = unavailable(
-  "unload-server",
-  "hot loading",
-  ["mcp_servers:write"],
-  z.object({ mcp_server: z.string().min(1).describe("Runtime server id") }),
 );
 
 export const gatewayMetrics = unavailable(

@@ -265,6 +265,7 @@ describe("environment-only settings", () => {
       complianceOutput: null,
       strict: false,
       childBaseEnv: {},
+      variables: {},
     });
   });
 
@@ -283,6 +284,7 @@ describe("environment-only settings", () => {
       complianceOutput: "/var/log/siem.log",
       strict: false,
       childBaseEnv: {},
+      variables: env,
     });
   });
 

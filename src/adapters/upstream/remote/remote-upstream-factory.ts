@@ -40,9 +40,10 @@ interface Opened {
  * is answered with a 4xx other than 401, 403, 408 and 429, as the MCP specification advises).
  * Applies `auth` (bearer token or API-key header), `tls` and `http` (timeouts, extra headers).
  *
- * Endpoints registered through REST (`spec.source === 'api'`) are checked by the guard before each
- * connect, and their HTTP client re-checks every address it connects to; endpoints from the
- * configuration file are trusted (and discovery ones exempt), so they get a plain client.
+ * Endpoints registered through REST or hot-loaded (`spec.source` `api` or `runtime`) are checked by
+ * the guard before each connect, and their HTTP client re-checks every address it connects to;
+ * endpoints from the configuration file are trusted (and discovery ones exempt), so they get a
+ * plain client.
  *
  * Guaranteed: `connect` settles within `options.timeoutMs`, or at once when `options.signal`
  * aborts (`start abandoned: the server was stopped`); on failure nothing stays open and the
@@ -84,7 +85,8 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
     opened: Opened,
     timeoutMs: number,
   ): Promise<RemoteConnection> {
-    const guarded = spec.source === "api";
+    // Hot-loaded endpoints come from a registry: as untrusted as REST-registered ones.
+    const guarded = spec.source === "api" || spec.source === "runtime";
     if (guarded) await this.options.guard.assertAllowed(endpoint.href);
     if (opened.abandoned) throw new Error("abandoned");
     const http = await this.options.http.create({
