@@ -18,6 +18,7 @@ import { removeGroupMember } from "./operations/groups/remove-group-member.js";
 import { updateGroup } from "./operations/groups/update-group.js";
 import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
+import { loadServer } from "./operations/load-server.js";
 import { registerServer } from "./operations/register-server.js";
 import { serverHealth } from "./operations/server-health.js";
 import { serverLogs } from "./operations/server-logs.js";
@@ -32,11 +33,10 @@ import {
   discovered,
   discoverySources,
   gatewayMetrics,
-  loadServer,
   quarantined,
   reloadConfig,
-  unloadServer,
 } from "./operations/unavailable.js";
+import { unloadServer } from "./operations/unload-server.js";
 import { updateServer } from "./operations/update-server.js";
 import { warmServers } from "./operations/warm-servers.js";
 import { whoami } from "./operations/whoami.js";
@@ -174,9 +174,15 @@ export const TOOL_EXPOSURES: readonly ToolExposure[] = [
   expose(
     "gateway_load",
     loadServer,
-    "Install an MCP server from the registry by name as a runtime server, with optional tool policy lists.",
+    "Install an MCP server from the MCP registry by name (full, or the part after '/') as a runtime server " +
+      "of this replica, not persisted. Statuses: loaded, ambiguous, not_found, missing_secrets, unverified " +
+      "(retry with force_unverified), already_loaded, failed. allow_tools / deny_tools restrict its tools.",
   ),
-  expose("gateway_unload", unloadServer, "Remove a runtime server installed with gateway_load."),
+  expose(
+    "gateway_unload",
+    unloadServer,
+    "Stop and remove a runtime server installed with gateway_load (declared and REST servers stay).",
+  ),
   expose(
     "gateway_metrics",
     gatewayMetrics,
@@ -211,7 +217,9 @@ export const TOOL_EXPOSURES: readonly ToolExposure[] = [
     callTools,
     "Call tools of upstream MCP servers: `calls` is a list of {mcp_server, tool, arguments, timeout?}. " +
       "Calls run concurrently (max_concurrency), each within `timeout` seconds (1-300); fail_fast cancels " +
-      "calls not yet started after a failure; max_attempts retries retryable failures.",
+      "calls not yet started after a failure; max_attempts retries retryable failures. With truncation on, " +
+      "results over the batch budget are cut and the rest is kept under continuation_id " +
+      "(gateway_fetch_continuation).",
     { params: callToolsParams, frontDoor: false },
   ),
   expose(

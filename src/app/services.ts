@@ -1,8 +1,12 @@
+import type { ShareBudget } from "../domain/truncation/shares.js";
+import type { CutStyle } from "../domain/truncation/truncate-result.js";
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
 import type { ToolInvoker } from "./fleet/tool-invoker.js";
 import type { GroupService } from "./groups/group-service.js";
+import type { HotLoadingService } from "./hot-loading/hot-loading-service.js";
 import type { Clock } from "./ports/clock.js";
+import type { ContinuationStore } from "./ports/continuation-store.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
 import type { EventStore } from "./ports/event-store.js";
 import type { Hasher } from "./ports/hasher.js";
@@ -34,11 +38,19 @@ export interface ServiceSettings {
   rateLimit: { rps: number; burst: number; perCaller: boolean };
 }
 
+/** `truncation` while enabled: how `gateway_call` results are cut, and where the rest is kept. */
+export interface Continuations {
+  settings: ShareBudget & CutStyle;
+  store: ContinuationStore;
+}
+
 /** Everything operations may use. Built once by `composition`. */
 export interface AppServices {
   fleet: Fleet;
   invoker: ToolInvoker;
   groups: GroupService;
+  /** `gateway_load` / `gateway_unload`; absent with `hot_loading.enabled: false`. */
+  hotLoading?: HotLoadingService;
   /** The durable repositories of the backend (memory ones when nothing is durable). */
   repositories: StoreRepositories;
   /** Every published event is recorded here (memory when event persistence is off). */
@@ -52,4 +64,6 @@ export interface AppServices {
   logger: Logger;
   instance: InstanceInfo;
   settings: ServiceSettings;
+  /** Null while `truncation.enabled` is false: results are never cut and no continuation exists. */
+  continuations: Continuations | null;
 }

@@ -30,12 +30,17 @@ import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
+import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./front-door.js";
+import { createHotLoading } from "./hot-loading.js";
+import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
 import { specFromEntry } from "./server-specs.js";
 import { VERSION } from "./version.js";
 
 /** How the gateway introduces itself to upstream servers in `initialize`. */
 const CLIENT_INFO = { name: "airlock", version: VERSION };
+/** On the front door it also declares what it relays to its clients (sampling, elicitation, roots). */
+const FRONT_DOOR_CLIENT_INFO = { ...CLIENT_INFO, capabilities: RELAYED_CLIENT_CAPABILITIES };
 
 /** Spawn + initialize + tools/list of one start; generous for `npx`-launched servers. */
 const START_TIMEOUT_MS = 30_000;
@@ -53,6 +58,11 @@ export interface GatewayOptions {
   storage?: Storage;
   /** Instance label; defaults to the host name. */
   instanceLabel?: string;
+  /**
+   * The environment hot-loaded packages take their declared variables from (secrets included);
+   * defaults to the environment the settings were read from.
+   */
+  environment?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A wired gateway: the application services, its HTTP edge on demand, and its background loops. */
@@ -63,6 +73,8 @@ export interface Gateway {
    * it will listen on: on a loopback address the MCP endpoint refuses foreign Host headers.
    */
   http(listen?: { host?: string }): Promise<FastifyInstance>;
+  /** The front-door topology's sessions and relay; null in egress. */
+  readonly frontDoor: FrontDoor | null;
   /** Starts the idle reaper, the health checker and crash recovery. */
   startBackground(): void;
   /** Stops loops and MCP sessions, then every child server. Idempotent. */
@@ -77,6 +89,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, env } = options;
   const storage = options.storage ?? (await openStorage(config, logger));
   const clock = new SystemClock();
+  const continuations = await openContinuations(config.truncation, { clock, logger }).catch(async (error) => {
+    // The start is refused: storage opened here is released (storage passed in is the caller's).
+    if (!options.storage) await storage.close();
+    throw error;
+  });
   const ids = new NodeIdGenerator();
   const hasher = new NodeHasher();
   const instanceId = `${options.instanceLabel ?? hostname()}-${ids.hex(4)}`;
@@ -85,15 +102,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const audit = new AuditRecorder({ bus, audit: storage.repositories.audit, logger });
   audit.start();
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
+  const clientInfo = config.tool_access.mode === "front_door" ? FRONT_DOOR_CLIENT_INFO : CLIENT_INFO;
   const fleet = new Fleet({
     factories: {
-      subprocess: new SubprocessUpstreamFactory({ clientInfo: CLIENT_INFO, baseEnv: env.childBaseEnv }),
+      subprocess: new SubprocessUpstreamFactory({ clientInfo, baseEnv: env.childBaseEnv }),
       docker: new DockerUpstreamFactory(env.containerEndpoint, {
         runtime: env.containerRuntime,
-        clientInfo: CLIENT_INFO,
+        clientInfo,
       }),
       remote: new RemoteUpstreamFactory({
-        clientInfo: CLIENT_INFO,
+        clientInfo,
         guard: endpointGuard,
         http: new UndiciHttpClientFactory({ guard: endpointGuard }),
       }),
@@ -181,9 +199,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     fleet,
     invoker,
     groups,
+    hotLoading: createHotLoading({
+      config,
+      fleet,
+      groups,
+      endpointGuard,
+      clock,
+      logger,
+      environment: options.environment ?? env.variables,
+    }),
     endpointGuard,
     eventStore: storage.eventStore,
     repositories: storage.repositories,
+    continuations,
     bus,
     clock,
     ids,
@@ -213,6 +241,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const loops: Periodic[] = [idleReaper(fleet, logger), healthChecker(fleet, clock, logger)];
   const recovery = new AutoRecovery({ fleet, bus, logger });
+  const frontDoor = config.tool_access.mode === "front_door" ? createFrontDoor(services, config) : null;
   let endpoint: McpHttpEndpoint | null = null;
   let shuttingDown: Promise<void> | null = null;
 
@@ -222,6 +251,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       endpoint ??= new McpHttpEndpoint(services, {
         allowedOrigins: config.http.allowed_origins,
         loopbackOnly: listen.host === undefined || isLoopbackHost(listen.host),
+        ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
       });
       const mcp = endpoint;
       return buildHttpApp(services, {
@@ -234,11 +264,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           authenticate: allowAnonymous,
           authorize: () => ({ tenantScope: null }),
         },
-        readinessChecks: [storageReadiness(storage, config)],
+        readinessChecks: [
+          storageReadiness(storage, config),
+          ...(frontDoor?.readiness ? [frontDoor.readiness] : []),
+        ],
       });
     },
+    frontDoor,
     startBackground() {
       for (const loop of loops) loop.start();
+      frontDoor?.warm();
       recovery.start();
       // `auto_start` groups start their members now, in the background: failures are logged and the
       // members stay startable by calls.
@@ -258,8 +293,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         recovery.stop();
         groups.stop();
         await Promise.all(loops.map((loop) => loop.stop()));
+        frontDoor?.close();
         await endpoint?.close();
         await fleet.shutdown();
+        await continuations?.store.close();
         // After the fleet: its last stop events are recorded, then flushed by the close.
         stopRecording();
         await audit.stop();

@@ -134,7 +134,7 @@ async function closeHttp(app: FastifyInstance, timeoutS: number | null): Promise
 }
 
 async function serveOverStdio(gateway: Gateway, signals: ShutdownSignals): Promise<number> {
-  const stdio = await serveStdio(gateway.services);
+  const stdio = await serveStdio(gateway.services, gateway.frontDoor?.sessionServer);
   const reason = await Promise.race([stdio.closed.then(() => "stdin closed"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
   await stdio.close();

@@ -11,8 +11,5 @@ export function unsupportedSettings(config: GatewayConfig): string[] {
       "auth.enabled: authentication is not available in this release; refusing to serve without it",
     );
   }
-  if (config.tool_access.mode === "front_door") {
-    problems.push("tool_access.mode: the front_door topology is not available in this release; use egress");
-  }
   return problems;
 }

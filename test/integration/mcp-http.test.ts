@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
-import { callJson, connectHttp } from "../support/mcp-client.js";
+import { callJson, connectHttp, rawInitialize } from "../support/mcp-client.js";
 
 let gw: TestGateway;
 let client: Client;
@@ -249,25 +249,7 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     expect(res.status).toBe(405);
   });
 
-  const initialize = (headers: Record<string, string> = {}) =>
-    fetch(new URL("/mcp", baseUrl), {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      }),
-    });
+  const initialize = (headers: Record<string, string> = {}) => rawInitialize(baseUrl, headers);
 
   it("refuses a foreign Origin with 403 (DNS-rebinding protection), accepting loopback ones", async () => {
     expect((await initialize({ origin: "https://evil.example" })).status).toBe(403);

@@ -21,3 +21,21 @@ export async function callJson(client: Client, name: string, args: Record<string
   const text = result.content[0]?.text ?? "";
   return { isError: result.isError === true, text, json: result.isError ? null : JSON.parse(text) };
 }
+
+/** A bare `initialize` POST to `/mcp`, with extra headers, for tests of the HTTP layer itself. */
+export function rawInitialize(baseUrl: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(new URL("/mcp", baseUrl), {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+}

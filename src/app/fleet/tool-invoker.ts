@@ -4,7 +4,7 @@ import { ConcurrencyBudget } from "../../domain/limits/concurrency-budget.js";
 import { utf8Length } from "../../domain/limits/utf8-length.js";
 import type { EventBus } from "../event-bus.js";
 import type { Clock } from "../ports/clock.js";
-import type { ToolCallResult } from "../ports/upstream.js";
+import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
 import type { Fleet } from "./fleet.js";
 import type { ManagedServer } from "./managed-server.js";
 import { upstreamFailure } from "./upstream-failure.js";
@@ -17,6 +17,10 @@ export interface CallContext {
   group?: string;
   /** Who called (principal id) and for which tenant, for the invocation events. */
   caller?: { id: string; tenant_id: string | null };
+  /** Receives the upstream's progress notifications for this call (front door relay). */
+  onProgress?: ((progress: ProgressUpdate) => void) | undefined;
+  /** Request parameters relayed besides name and arguments (`task`, `_meta`). */
+  extraParams?: Record<string, unknown> | undefined;
 }
 
 export interface InvokerLimits {
@@ -98,7 +102,12 @@ export class ToolInvoker {
     server.inFlight++;
     server.lastUsedMono = began;
     try {
-      const result = await connection.callTool(tool, args, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+      const result = await connection.callTool(tool, args, {
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+        onProgress: ctx.onProgress,
+        extraParams: ctx.extraParams,
+      });
       const sizeBytes = utf8Length(JSON.stringify(result));
       const limit = server.spec.max_response_bytes ?? this.deps.limits.maxResponseBytes;
       if (sizeBytes > limit) {

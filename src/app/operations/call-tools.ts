@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
-import { combinedVerdict, type ToolPolicy } from "../../domain/policy/tool-policy.js";
+import type { JsonValue } from "../../domain/truncation/cut-json.js";
 import type { RequestContext } from "../context.js";
 import { defineOperation } from "../operation.js";
 import type { ToolCallResult } from "../ports/upstream.js";
+import { routeCall } from "../routing/route-call.js";
 import type { AppServices } from "../services.js";
+import { truncateOutcomes } from "../truncation/truncate-outcomes.js";
 
 /** Decisions "gateway_call": per-call timeout clamp, batch size and result caps. */
 export const CALL_TIMEOUT_MIN_S = 1;
@@ -73,7 +75,11 @@ export interface CallOutcome {
   index: number;
   call_id: string;
   success: boolean;
-  result: ToolCallResult | null;
+  /**
+   * The upstream result; once truncated, its kept part: a structural prefix of it, or (without
+   * `preserve_json_structure`) the first characters of its JSON text.
+   */
+  result: ToolCallResult | JsonValue | null;
   error: string | null;
   error_type: string | null;
   elapsed_ms: number;
@@ -136,6 +142,15 @@ export const callTools = defineOperation({
 
     const succeeded = outcomes.filter((o) => o.success).length;
     const cancelled = outcomes.filter((o) => o.error_type === CANCELLED).length;
+    const results = services.continuations
+      ? await truncateOutcomes(outcomes, {
+          continuations: services.continuations,
+          batchId: batch_id,
+          owner: { principal_id: ctx.principal.id, tenant_id: ctx.principal.tenant_id },
+          ids: services.ids,
+          logger: services.logger,
+        })
+      : outcomes;
     return {
       batch_id,
       success: succeeded === outcomes.length,
@@ -144,7 +159,7 @@ export const callTools = defineOperation({
       failed: outcomes.length - succeeded - cancelled,
       cancelled,
       elapsed_ms: Math.round(services.clock.monotonic() - began),
-      results: outcomes,
+      results,
     };
   },
 });
@@ -162,10 +177,17 @@ async function runCall(
   const elapsed = () => Math.round(services.clock.monotonic() - began);
   for (let attempt = 1; ; attempt++) {
     try {
-      const { result, sizeBytes: size } = await invokeTarget(services, ctx, call, {
-        callId: call_id,
-        timeoutMs,
-      });
+      const { result, sizeBytes: size } = await routeCall(
+        services,
+        ctx,
+        call.mcp_server,
+        call.tool,
+        call.arguments,
+        {
+          callId: call_id,
+          timeoutMs,
+        },
+      );
       if (size > MAX_CALL_RESULT_BYTES) {
         const reason = `result of ${size} bytes exceeds ${MAX_CALL_RESULT_BYTES} bytes`;
         return failure(index, call_id, elapsed(), reason, "ResponseTooLarge");
@@ -224,70 +246,6 @@ function failure(
 }
 
 const CANCELLED = "CancellationError";
-
-/** Failures that count against a group member (rotation, circuit breaker); refusals of the caller do not. */
-const MEMBER_FAILURES = new Set([
-  "ToolTimeoutError",
-  "ToolInvocationError",
-  "CannotStartMcpServerError",
-  "McpServerDegradedError",
-  "McpServerNotReadyError",
-  "CircuitBreakerOpen",
-]);
-
-/**
- * Tool access policies, checked before the upstream is touched. A tool on an `approval_list` is
- * refused too: human approval holds are not served yet, and refusing is the safe side.
- */
-function refuseByPolicy(policies: readonly (ToolPolicy | undefined)[], tool: string, target: string): void {
-  const verdict = combinedVerdict(policies, tool);
-  if (verdict === "allow") return;
-  const reason = verdict === "deny" ? "denied" : "approval_required";
-  throw new GatewayError(
-    "ToolAccessDeniedError",
-    verdict === "deny"
-      ? "Tool not available for this mcp_server"
-      : `Tool '${tool}' needs a human approval, and approval holds are not served yet`,
-    { mcp_server_id: target, tool_name: tool, reason },
-  );
-}
-
-/** Calls a server, or a member of a group chosen by its strategy, reporting the outcome to the group. */
-async function invokeTarget(
-  services: AppServices,
-  ctx: RequestContext,
-  call: CallSpec,
-  options: { callId: string; timeoutMs: number },
-) {
-  const { fleet, groups, invoker } = services;
-  const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
-  if (!groups.has(call.mcp_server)) {
-    const server = fleet.require(call.mcp_server);
-    refuseByPolicy([server.spec.tool_policy], call.tool, call.mcp_server);
-    return invoker.call(server, call.tool, call.arguments, { ...options, signal: ctx.signal, caller });
-  }
-  const member = groups.route(call.mcp_server, ctx.principal.tenant_id);
-  refuseByPolicy(
-    [...groups.policiesFor(call.mcp_server, member.id), member.spec.tool_policy],
-    call.tool,
-    call.mcp_server,
-  );
-  try {
-    const outcome = await invoker.call(member, call.tool, call.arguments, {
-      ...options,
-      signal: ctx.signal,
-      group: call.mcp_server,
-      caller,
-    });
-    groups.recordCall(call.mcp_server, member.id, true);
-    return outcome;
-  } catch (error) {
-    if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type)) {
-      groups.recordCall(call.mcp_server, member.id, false);
-    }
-    throw error;
-  }
-}
 
 /** Every call checked before any runs: shape, known server, and tool when the server's tools are known. */
 function validateCalls(

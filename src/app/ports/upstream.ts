@@ -16,6 +16,30 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Upper bound in milliseconds; the connection rejects with a timeout error past it. */
   timeoutMs: number;
+  /** Receives the upstream's `notifications/progress` for this request (front door relay). */
+  onProgress?: (progress: ProgressUpdate) => void;
+  /** Further request parameters relayed as given (`task`, `_meta`), never `name` or `arguments`. */
+  extraParams?: Record<string, unknown>;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * Where a connection sends what the upstream initiates (front door): notifications it emits and
+ * requests it makes of the client (sampling, elicitation, roots). Without a peer, requests are
+ * refused as unsupported and notifications dropped.
+ */
+export interface UpstreamPeer {
+  notification(method: string, params: Record<string, unknown> | undefined): void;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -28,6 +52,18 @@ export interface CallOptions {
 export interface UpstreamConnection {
   listTools(options: CallOptions): Promise<ToolSchema[]>;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;
+  /** The capabilities the server declared at `initialize`. */
+  readonly serverCapabilities: Record<string, unknown>;
+  /** Any other request (resources, prompts, completion, logging, tasks), its result as sent. */
+  relay(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>>;
+  /** Sends a client notification (`notifications/roots/list_changed`). */
+  notify(method: string, params: Record<string, unknown> | undefined): Promise<void>;
+  /** Replaces the receiver of server-initiated messages; null drops them. */
+  setPeer(peer: UpstreamPeer | null): void;
   close(): Promise<void>;
   onClosed(listener: (reason: string) => void): void;
 }

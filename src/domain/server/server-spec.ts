@@ -6,13 +6,19 @@ import type { ToolPolicy } from "../policy/tool-policy.js";
  */
 export type ServerMode = "subprocess" | "docker" | "remote";
 
-export type ServerSource = "config" | "api";
+/** `config`: the configuration file; `api`: REST registration; `runtime`: hot-loaded (never persisted). */
+export type ServerSource = "config" | "api" | "runtime";
 
 export interface ToolSchema {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
+  /**
+   * The tool's other listed fields (title, annotations, icons, execution, _meta), kept as the
+   * upstream sent them so the front door lists the tool unchanged. Not part of the digest.
+   */
+  listing?: Record<string, unknown>;
 }
 
 export interface ServerSpec {

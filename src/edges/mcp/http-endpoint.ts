@@ -3,7 +3,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ANONYMOUS } from "../../app/context.js";
+import { ANONYMOUS, type RequestContext } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
 import { createOriginCheck, isLoopbackHost, type OriginCheck } from "../http/origin-policy.js";
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
@@ -18,6 +18,16 @@ export interface McpEndpointOptions {
    * clients use are not known here.
    */
   loopbackOnly?: boolean;
+  /**
+   * The MCP server of a new session (its transport session id given), answering as the caller
+   * `contextOf` describes. The management server of the egress topology when absent.
+   */
+  sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server;
+  /**
+   * Whether GET opens the server-to-client SSE stream (front door: `notifications/tools/list_changed`);
+   * otherwise GET answers 405 (egress sends no server-initiated messages).
+   */
+  serverStream?: boolean;
 }
 
 /** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
@@ -33,8 +43,9 @@ interface Session {
 }
 
 /**
- * The MCP endpoint at `/mcp` over streamable HTTP: POST carries requests, DELETE ends a session;
- * GET (the server-to-client stream) answers 405 in the egress topology, which sends no notifications.
+ * The MCP endpoint at `/mcp` over streamable HTTP: POST carries requests, DELETE ends a session,
+ * GET opens the server-to-client stream in the front-door topology and answers 405 in egress, which
+ * sends no notifications. Session ids are random UUIDs (a secure random source, visible ASCII).
  */
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
@@ -64,6 +75,10 @@ export class McpHttpEndpoint {
     });
     app.post(path, (request, reply) => this.handlePost(request, reply));
     app.delete(path, (request, reply) => this.handleExisting(request, reply));
+    if (this.options.serverStream) {
+      app.get(path, (request, reply) => this.handleExisting(request, reply));
+      return;
+    }
     app.get(path, async (_request, reply) =>
       reply
         .status(405)
@@ -90,14 +105,18 @@ export class McpHttpEndpoint {
       return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
     }
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
-    const server = createManagementServer(this.services, (signal) => ({
+    const key = randomUUID();
+    const contextOf = (signal: AbortSignal): RequestContext => ({
       principal: ANONYMOUS,
       authenticated: false,
       channel: "mcp-http",
       signal,
-    }));
+    });
+    const server = this.options.sessionServer
+      ? this.options.sessionServer(key, contextOf)
+      : createManagementServer(this.services, contextOf);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => key,
       onsessioninitialized: (id) => {
         this.sessions.set(id, { server, transport, lastSeen: Date.now() });
       },

@@ -11,13 +11,40 @@ import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
 import { execute } from "../../app/execute.js";
 import type { AppServices } from "../../app/services.js";
-import { toolFailure, toolSuccess } from "./error-mapping.js";
+import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
 
 export const SERVER_NAME = "airlock";
 
 /** Tool listings, built once: JSON Schema of each exposure's parameters. */
 const LISTED: Tool[] = TOOL_EXPOSURES.map(describe);
 const BY_NAME = new Map<string, ToolExposure>(TOOL_EXPOSURES.map((t) => [t.name, t]));
+const DESCRIBED = new Map<string, Tool>(LISTED.map((tool) => [tool.name, tool]));
+
+/** The listing of a management tool: name, description and the JSON Schema of its parameters. */
+export function listedTool(exposure: ToolExposure): Tool {
+  return DESCRIBED.get(exposure.name) ?? describe(exposure);
+}
+
+/** Runs a management tool and shapes its outcome as MCP failure shapes 1 and 2 of spec 2 §4. */
+export async function callManagementTool(
+  services: AppServices,
+  exposure: ToolExposure,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+): Promise<ToolResultPayload> {
+  try {
+    const input = exposure.toInput ? exposure.toInput(args) : args;
+    return toolSuccess(await execute(services, exposure.operation, input, ctx));
+  } catch (error) {
+    if (!(error instanceof Error && "type" in error)) {
+      services.logger.error(
+        { tool: exposure.name, err: String(error) },
+        "management tool failed unexpectedly",
+      );
+    }
+    return toolFailure(exposure.name, error);
+  }
+}
 
 function describe(exposure: ToolExposure): Tool {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(exposure.params, { io: "input" }) as Record<
@@ -48,17 +75,7 @@ export function createManagementServer(
     const name = request.params.name;
     const exposure = BY_NAME.get(name);
     if (!exposure) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
-    const args = request.params.arguments ?? {};
-    try {
-      const input = exposure.toInput ? exposure.toInput(args) : args;
-      const result = await execute(services, exposure.operation, input, contextOf(extra.signal));
-      return toolSuccess(result);
-    } catch (error) {
-      if (!(error instanceof Error && "type" in error)) {
-        services.logger.error({ tool: name, err: String(error) }, "management tool failed unexpectedly");
-      }
-      return toolFailure(name, error);
-    }
+    return callManagementTool(services, exposure, request.params.arguments ?? {}, contextOf(extra.signal));
   });
   return server;
 }

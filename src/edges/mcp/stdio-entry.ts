@@ -1,5 +1,6 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ANONYMOUS } from "../../app/context.js";
+import { ANONYMOUS, type RequestContext } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
 import { createManagementServer } from "./management-server.js";
 
@@ -9,13 +10,17 @@ import { createManagementServer } from "./management-server.js";
  */
 export async function serveStdio(
   services: AppServices,
+  sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server,
 ): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
-  const server = createManagementServer(services, (signal) => ({
+  const contextOf = (signal: AbortSignal): RequestContext => ({
     principal: ANONYMOUS,
     authenticated: false,
     channel: "mcp-stdio",
     signal,
-  }));
+  });
+  const server = sessionServer
+    ? sessionServer("stdio", contextOf)
+    : createManagementServer(services, contextOf);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

@@ -1,11 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type ClientCapabilities, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type {
   CallOptions,
   ContentBlock,
   ToolCallResult,
   UpstreamConnection,
+  UpstreamPeer,
 } from "../../../app/ports/upstream.js";
 import type { ToolSchema } from "../../../domain/server/server-spec.js";
 
@@ -18,6 +19,11 @@ const MAX_TOOL_PAGES = 100;
 export interface ClientInfo {
   readonly name: string;
   readonly version: string;
+  /**
+   * Client capabilities declared to upstreams: the front door declares what it relays (sampling,
+   * elicitation, roots). None otherwise: no upstream may ask the gateway for what nobody answers.
+   */
+  readonly capabilities?: ClientCapabilities;
 }
 
 /** `clientInfo` of `initialize` when the composition passes none. */
@@ -25,7 +31,10 @@ export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "airlock", version: "0.0.
 
 /** An SDK client as every mode uses it: no client capabilities, errors left to the requests. */
 export function createSessionClient(info: ClientInfo = DEFAULT_CLIENT_INFO): Client {
-  const client = new Client({ name: info.name, version: info.version }, { capabilities: {} });
+  const client = new Client(
+    { name: info.name, version: info.version },
+    { capabilities: info.capabilities ?? {} },
+  );
   // Failures reach callers through rejected requests and onClosed; nothing to do with them here.
   client.onerror = () => {};
   return client;
@@ -52,6 +61,25 @@ const RawToolResultSchema = z.looseObject({
     })
     .optional(),
 });
+
+/**
+ * The SDK hands notifications to their handlers a microtask later but settles responses at once,
+ * so progress sent just before a result (read in the same chunk) would find its request finished
+ * and be dropped. Responses are delayed by one microtask, behind the notifications read before them.
+ */
+function deliverResponsesAfterNotifications(client: Client): void {
+  const transport = client.transport;
+  const deliver = transport?.onmessage;
+  if (!transport || !deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ("id" in message && !("method" in message))
+      queueMicrotask(() => deliver.call(transport, message, extra));
+    else deliver.call(transport, message, extra);
+  };
+}
+
+/** Any JSON-RPC result object, passed through as the upstream sent it. */
+const AnyResultSchema = z.looseObject({});
 
 /** What differs between modes; the session does the rest. */
 export interface SessionEnds {
@@ -103,12 +131,62 @@ export class McpSessionConnection implements UpstreamConnection {
   /** Set once listeners were told (after the release, where it comes first). */
   private announced: string | undefined;
   private readonly listeners: Array<(reason: string) => void> = [];
+  private peer: UpstreamPeer | null = null;
 
   constructor(
     private readonly client: Client,
     private readonly ends: SessionEnds,
   ) {
     void ends.ended.then((reason) => this.endUnasked(reason));
+    deliverResponsesAfterNotifications(client);
+    // Whatever the upstream initiates goes to the peer (front door) unchanged; progress and
+    // cancellation of the gateway's own requests are handled by the SDK before this.
+    client.fallbackNotificationHandler = async (notification) => {
+      this.peer?.notification(notification.method, notification.params);
+    };
+    client.fallbackRequestHandler = async (request, extra) => {
+      const peer = this.peer;
+      if (!peer) throw new McpError(ErrorCode.MethodNotFound, `Method not supported: ${request.method}`);
+      return peer.request(request.method, request.params, extra.signal);
+    };
+  }
+
+  get serverCapabilities(): Record<string, unknown> {
+    return (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  setPeer(peer: UpstreamPeer | null): void {
+    this.peer = peer;
+  }
+
+  relay(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    return this.guard(method, options, () =>
+      this.client.request(
+        { method, ...(params !== undefined && { params }) } as never,
+        AnyResultSchema,
+        this.requestOptions(options),
+      ),
+    );
+  }
+
+  async notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    await this.client.notification({ method, ...(params !== undefined && { params }) } as never);
+  }
+
+  private requestOptions(options: CallOptions) {
+    const onProgress = options.onProgress;
+    return {
+      signal: options.signal,
+      timeout: options.timeoutMs,
+      ...(onProgress && {
+        onprogress: (progress: { progress: number; total?: number; message?: string }) =>
+          onProgress(progress),
+      }),
+    };
   }
 
   async listTools(options: CallOptions): Promise<ToolSchema[]> {
@@ -132,11 +210,14 @@ export class McpSessionConnection implements UpstreamConnection {
     // A plain request, not `client.callTool`: the gateway passes results through as the upstream
     // sent them, and the SDK helper would reject structured content its output schema disowns.
     const result = await this.guard("tool call", options, () =>
-      this.client.request({ method: "tools/call", params: { name, arguments: args } }, RawToolResultSchema, {
-        signal: options.signal,
-        timeout: options.timeoutMs,
-      }),
+      this.client.request(
+        { method: "tools/call", params: { ...options.extraParams, name, arguments: args } },
+        RawToolResultSchema,
+        this.requestOptions(options),
+      ),
     );
+    // A task-augmented call answers `{task}` (MCP tasks), relayed without a content list.
+    if ("task" in result) return result as ToolCallResult;
     return { ...result, content: result.content ?? [] } as ToolCallResult;
   }
 
@@ -203,9 +284,11 @@ export class McpSessionConnection implements UpstreamConnection {
 type ListedTool = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
 
 function toToolSchema(tool: ListedTool): ToolSchema {
-  const schema: ToolSchema = { name: tool.name, inputSchema: tool.inputSchema as Record<string, unknown> };
-  if (tool.description !== undefined) schema.description = tool.description;
-  if (tool.outputSchema !== undefined) schema.outputSchema = tool.outputSchema as Record<string, unknown>;
+  const { name, description, inputSchema, outputSchema, ...listing } = tool;
+  const schema: ToolSchema = { name, inputSchema: inputSchema as Record<string, unknown> };
+  if (description !== undefined) schema.description = description;
+  if (outputSchema !== undefined) schema.outputSchema = outputSchema as Record<string, unknown>;
+  if (Object.keys(listing).length > 0) schema.listing = listing;
   return schema;
 }
 

@@ -1,0 +1,337 @@
+import { GatewayError } from "../../domain/errors.js";
+import type { RequestContext } from "../context.js";
+import type { ManagedServer } from "../fleet/managed-server.js";
+import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
+import { routeCall } from "../routing/route-call.js";
+import type { AppServices } from "../services.js";
+import { ResourceLinks } from "./resource-links.js";
+import { ResourceOwners } from "./resource-owners.js";
+import type { ToolProjection } from "./tool-projection.js";
+
+/** How long a relayed request may take (the MCP SDK's default request timeout). */
+export const RELAY_TIMEOUT_MS = 60_000;
+
+export interface RelaySettings {
+  /** `relay_tasks_enabled`: task-augmented calls and `tasks/*` go through when true. */
+  relayTasks: boolean;
+  /** `resource_links.max_per_tenant`. */
+  maxLinksPerTenant: number;
+}
+
+/** One downstream request being relayed. */
+export interface RelayCall {
+  ctx: RequestContext;
+  onProgress?: ((progress: ProgressUpdate) => void) | undefined;
+  /** Told which server the request reaches, right before it is sent there. */
+  onRouted?: ((serverId: string) => void) | undefined;
+  /** Who asked, for the tasks they create (a session id). */
+  owner: string;
+}
+
+type Params = Record<string, unknown> | undefined;
+type Result = Record<string, unknown>;
+
+const CAPABILITY = {
+  resources: "resources",
+  prompts: "prompts",
+  completions: "completions",
+  logging: "logging",
+  tasks: "tasks",
+} as const;
+
+/**
+ * The front door's relay of everything besides the management tools: upstream tools by name,
+ * resources, prompts, completion, logging levels and tasks, each to the server that owns it.
+ */
+export class FrontDoorRelay {
+  private readonly owners = new ResourceOwners();
+  private readonly links: ResourceLinks;
+  private readonly promptOwners = new Map<string, string>();
+  /** Task id -> the server that runs it and the session that created it. */
+  private readonly tasks = new Map<string, { server: string; owner: string }>();
+
+  constructor(
+    private readonly services: AppServices,
+    readonly projection: ToolProjection,
+    private readonly settings: RelaySettings,
+  ) {
+    this.links = new ResourceLinks(settings.maxLinksPerTenant);
+  }
+
+  get relaysTasks(): boolean {
+    return this.settings.relayTasks;
+  }
+
+  /** `tools/call` of an upstream tool; throws `ToolNotFoundError` for a name the projection lacks. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    extra: Params,
+    call: RelayCall,
+  ): Promise<ToolCallResult> {
+    const projected = this.projection.find(name);
+    if (!projected)
+      throw new GatewayError("ToolNotFoundError", `Tool not found: ${name}`, { tool_name: name });
+    const extraParams = this.settings.relayTasks || !extra ? extra : withoutTask(extra);
+    let routed = "";
+    const { result } = await routeCall(this.services, call.ctx, projected.target, name, args, {
+      callId: this.services.ids.uuid(),
+      timeoutMs: RELAY_TIMEOUT_MS,
+      everyGroup: true,
+      onProgress: call.onProgress,
+      ...(extraParams && { extraParams }),
+      onRouted: (serverId) => {
+        routed = serverId;
+        call.onRouted?.(serverId);
+      },
+    });
+    const task = (result as { task?: { taskId?: unknown } }).task;
+    if (typeof task?.taskId === "string") this.tasks.set(task.taskId, { server: routed, owner: call.owner });
+    this.links.remember(call.ctx.principal.tenant_id, result, routed);
+    return result;
+  }
+
+  async listResources(ctx: RequestContext): Promise<Result> {
+    const lists = await this.gather(CAPABILITY.resources, "resources/list", ctx);
+    const resources: unknown[] = [];
+    for (const { server, pages } of lists) {
+      for (const page of pages) {
+        for (const resource of asList(page.resources)) {
+          const uri = (resource as { uri?: unknown }).uri;
+          if (typeof uri !== "string" || !this.owners.claim(uri, server)) continue;
+          resources.push(resource);
+        }
+      }
+    }
+    return { resources };
+  }
+
+  async listResourceTemplates(ctx: RequestContext): Promise<Result> {
+    const lists = await this.gather(CAPABILITY.resources, "resources/templates/list", ctx);
+    const resourceTemplates: unknown[] = [];
+    for (const { server, pages } of lists) {
+      for (const page of pages) {
+        for (const template of asList(page.resourceTemplates)) {
+          const uriTemplate = (template as { uriTemplate?: unknown }).uriTemplate;
+          if (typeof uriTemplate !== "string" || !this.owners.claimTemplate(uriTemplate, server)) continue;
+          resourceTemplates.push(template);
+        }
+      }
+    }
+    return { resourceTemplates };
+  }
+
+  /** `resources/read`, `resources/subscribe`, `resources/unsubscribe`: to the owner of `params.uri`. */
+  async resourceRequest(method: string, params: Params, call: RelayCall): Promise<Result> {
+    const uri = params?.uri;
+    if (typeof uri !== "string") throw invalidParams("uri must be a string");
+    const server = await this.resourceOwner(uri, call.ctx);
+    if (!server) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    return this.send(server, method, params, call);
+  }
+
+  async listPrompts(ctx: RequestContext): Promise<Result> {
+    const lists = await this.gather(CAPABILITY.prompts, "prompts/list", ctx);
+    const prompts: unknown[] = [];
+    const seen = new Set<string>();
+    for (const { server, pages } of lists) {
+      for (const page of pages) {
+        for (const prompt of asList(page.prompts)) {
+          const name = (prompt as { name?: unknown }).name;
+          if (typeof name !== "string" || seen.has(name)) continue;
+          seen.add(name);
+          this.promptOwners.set(name, server);
+          prompts.push(prompt);
+        }
+      }
+    }
+    return { prompts };
+  }
+
+  async getPrompt(params: Params, call: RelayCall): Promise<Result> {
+    const name = params?.name;
+    if (typeof name !== "string") throw invalidParams("name must be a string");
+    const server = await this.promptOwner(name, call.ctx);
+    if (!server) throw invalidParams(`Prompt not found: ${name}`);
+    return this.send(server, "prompts/get", params, call);
+  }
+
+  /** `completion/complete` for a prompt argument or a resource template, to their owner. */
+  async complete(params: Params, call: RelayCall): Promise<Result> {
+    const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+    let server: string | undefined;
+    if (ref?.type === "ref/prompt" && typeof ref.name === "string")
+      server = await this.promptOwner(ref.name, call.ctx);
+    else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
+      server = await this.resourceOwner(ref.uri, call.ctx);
+    } else throw invalidParams("ref must be a ref/prompt with a name or a ref/resource with a uri");
+    if (!server) return { completion: { values: [], hasMore: false } };
+    return this.send(server, "completion/complete", params, call);
+  }
+
+  /** `logging/setLevel`: every running server that logs gets the level. */
+  async setLevel(params: Params, ctx: RequestContext): Promise<Result> {
+    await this.gather(CAPABILITY.logging, "logging/setLevel", ctx, params, false);
+    return {};
+  }
+
+  /** `tasks/get`, `tasks/result`, `tasks/cancel` of a task the caller's session created. */
+  async taskRequest(method: string, params: Params, call: RelayCall): Promise<Result> {
+    if (!this.settings.relayTasks) throw methodNotFound(method);
+    const taskId = params?.taskId;
+    if (typeof taskId !== "string") throw invalidParams("taskId must be a string");
+    const task = this.tasks.get(taskId);
+    if (!task || task.owner !== call.owner) throw invalidParams(`Task not found: ${taskId}`);
+    return this.send(task.server, method, params, call);
+  }
+
+  /** `tasks/list`: the caller's session's tasks, from the servers that run them. */
+  async listTasks(call: RelayCall): Promise<Result> {
+    if (!this.settings.relayTasks) throw methodNotFound("tasks/list");
+    const mine = new Map<string, Set<string>>();
+    for (const [taskId, task] of this.tasks) {
+      if (task.owner !== call.owner) continue;
+      const ids = mine.get(task.server) ?? new Set<string>();
+      ids.add(taskId);
+      mine.set(task.server, ids);
+    }
+    const tasks: unknown[] = [];
+    for (const [server, ids] of mine) {
+      const page = await this.send(server, "tasks/list", undefined, call).catch(() => ({ tasks: [] }));
+      for (const task of asList(page.tasks)) {
+        if (ids.has(String((task as { taskId?: unknown }).taskId))) tasks.push(task);
+      }
+    }
+    return { tasks };
+  }
+
+  /** The session that created a task, for its status notifications. */
+  taskOwner(taskId: string): string | undefined {
+    return this.tasks.get(taskId)?.owner;
+  }
+
+  /** Forgets the tasks of a session that ended. */
+  forgetOwner(owner: string): void {
+    for (const [taskId, task] of this.tasks) if (task.owner === owner) this.tasks.delete(taskId);
+  }
+
+  private async send(serverId: string, method: string, params: Params, call: RelayCall): Promise<Result> {
+    const server = this.services.fleet.require(serverId);
+    const connection = await this.connected(server);
+    call.onRouted?.(serverId);
+    server.inFlight++;
+    try {
+      return await connection.relay(method, params, {
+        timeoutMs: RELAY_TIMEOUT_MS,
+        signal: call.ctx.signal,
+        onProgress: call.onProgress,
+      });
+    } finally {
+      server.inFlight--;
+      server.lastUsedMono = this.services.clock.monotonic();
+    }
+  }
+
+  private async connected(server: ManagedServer) {
+    if (!server.connection) await this.services.fleet.start(server, false);
+    const connection = server.connection;
+    if (!connection)
+      throw new GatewayError("McpServerNotReadyError", `MCP server '${server.id}' is not ready`);
+    return connection;
+  }
+
+  /**
+   * One request to every server that declared `capability` (cold ones started, dead ones skipped),
+   * in id order; list requests follow `nextCursor` pages. Servers that fail are left out.
+   */
+  private async gather(
+    capability: string,
+    method: string,
+    ctx: RequestContext,
+    params?: Params,
+    paged = true,
+  ): Promise<{ server: string; pages: Result[] }[]> {
+    const servers = this.services.fleet
+      .list()
+      .filter((server) => server.lifecycle.state !== "dead")
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const answers = await Promise.all(
+      servers.map(async (server) => {
+        try {
+          const connection = await this.connected(server);
+          if (!(capability in connection.serverCapabilities)) return null;
+          const pages: Result[] = [];
+          let cursor: string | undefined;
+          for (let page = 0; page < 100; page++) {
+            const pageParams = cursor === undefined ? params : { ...params, cursor };
+            const result = await connection.relay(method, pageParams, {
+              timeoutMs: RELAY_TIMEOUT_MS,
+              signal: ctx.signal,
+            });
+            pages.push(result);
+            const next = result.nextCursor;
+            if (!paged || typeof next !== "string" || next === cursor) break;
+            cursor = next;
+          }
+          return { server: server.id, pages };
+        } catch (error) {
+          this.services.logger.debug(
+            { mcp_server_id: server.id, method, error: String(error) },
+            "front door relay left a server out",
+          );
+          return null;
+        }
+      }),
+    );
+    return answers.filter((answer) => answer !== null);
+  }
+
+  private async resourceOwner(uri: string, ctx: RequestContext): Promise<string | undefined> {
+    const known = this.links.owner(ctx.principal.tenant_id, uri) ?? this.owners.ownerOf(uri);
+    if (known && this.services.fleet.has(known)) return known;
+    await this.listResources(ctx);
+    await this.listResourceTemplates(ctx);
+    return this.owners.ownerOf(uri);
+  }
+
+  private async promptOwner(name: string, ctx: RequestContext): Promise<string | undefined> {
+    const known = this.promptOwners.get(name);
+    if (known && this.services.fleet.has(known)) return known;
+    await this.listPrompts(ctx);
+    return this.promptOwners.get(name);
+  }
+}
+
+function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function withoutTask(params: Record<string, unknown>): Record<string, unknown> {
+  const { task: _task, ...rest } = params;
+  return rest;
+}
+
+/** JSON-RPC error codes the relay answers with (MCP: -32002 for an unknown resource). */
+const INVALID_PARAMS = -32602;
+const METHOD_NOT_FOUND = -32601;
+const RESOURCE_NOT_FOUND = -32002;
+
+/** A refusal of a relayed request, as the JSON-RPC error the client gets. */
+export class RelayError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "RelayError";
+  }
+}
+
+function invalidParams(message: string): RelayError {
+  return new RelayError(INVALID_PARAMS, message);
+}
+
+function methodNotFound(method: string): RelayError {
+  return new RelayError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+}

@@ -1,0 +1,118 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestContext } from "../app/context.js";
+import { FrontDoorRelay } from "../app/front-door/relay.js";
+import { ToolProjection } from "../app/front-door/tool-projection.js";
+import type { AppServices } from "../app/services.js";
+import type { GatewayConfig } from "../config/schema.js";
+import type { ReadinessCheck } from "../edges/http/routes/health.js";
+import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
+import { createFrontDoorServer } from "../edges/mcp/front-door/server.js";
+import { UNRESTRICTED } from "../edges/mcp/tool-visibility.js";
+
+/** Client capabilities the gateway declares to upstreams on the front door: what it relays. */
+export const RELAYED_CLIENT_CAPABILITIES = {
+  sampling: {},
+  elicitation: {},
+  roots: { listChanged: true },
+} as const;
+
+/** First retry of a required server that did not project, then doubling up to the cap. */
+const FIRST_RETRY_MS = 5_000;
+const MAX_RETRY_MS = 60_000;
+
+export interface FrontDoor {
+  /** A new client session's MCP server. */
+  sessionServer(key: string, contextOf: (signal: AbortSignal) => RequestContext): Server;
+  /** Holds readiness until the required catalogue was projected (null without one). */
+  readonly readiness: ReadinessCheck | null;
+  /** Starts every server in the background so that its tools are projected. */
+  warm(): void;
+  close(): void;
+}
+
+/** The front-door topology: projection, relay and the sessions' hub. */
+export function createFrontDoor(services: AppServices, config: GatewayConfig): FrontDoor {
+  const projection = new ToolProjection(services);
+  const stopWatching = projection.watch(services.bus);
+  const relay = new FrontDoorRelay(services, projection, {
+    relayTasks: config.relay_tasks_enabled,
+    maxLinksPerTenant: config.resource_links.max_per_tenant,
+  });
+  const hub = new FrontDoorHub(services, relay);
+  const catalogue = config.tool_access.required_catalogue;
+  const windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
+  const timers = new Set<NodeJS.Timeout>();
+  let closed = false;
+
+  /** A required id is met once it, or for a group any one member, was projected. */
+  const missing = (): string[] => {
+    if (!catalogue) return [];
+    projection.tools();
+    return catalogue.servers.filter((id) => {
+      const members = services.groups.has(id) ? services.groups.memberIds(id) : [id];
+      return !members.some((member) => projection.wasProjected(member));
+    });
+  };
+
+  const start = async (id: string): Promise<void> => {
+    const server = services.fleet.get(id);
+    if (!server || server.connection) return;
+    try {
+      await services.fleet.start(server, false);
+    } catch (error) {
+      services.logger.warn(
+        { mcp_server_id: id, error: error instanceof Error ? error.message : String(error) },
+        "front door: server did not start; its tools are not projected",
+      );
+    }
+  };
+
+  const retryRequired = (delay: number) => {
+    if (closed || services.clock.monotonic() >= windowEnds) return;
+    const ids = missing();
+    if (ids.length === 0) return;
+    const timer = setTimeout(async () => {
+      timers.delete(timer);
+      for (const id of ids) {
+        const members = services.groups.has(id) ? services.groups.memberIds(id) : [id];
+        await Promise.all(members.map(start));
+      }
+      retryRequired(Math.min(MAX_RETRY_MS, delay * 2));
+    }, delay);
+    timer.unref();
+    timers.add(timer);
+  };
+
+  return {
+    sessionServer: (key, contextOf) =>
+      createFrontDoorServer({ services, relay, hub, key, contextOf, access: UNRESTRICTED }),
+    readiness: catalogue
+      ? {
+          name: "required_catalogue",
+          check: () => {
+            const waiting = missing();
+            if (waiting.length === 0 || services.clock.monotonic() >= windowEnds) return { ready: true };
+            return {
+              ready: false,
+              detail: {
+                status: "waiting",
+                missing_mcp_servers: waiting,
+                retry_for_s: catalogue.retry_for_s,
+              },
+            };
+          },
+        }
+      : null,
+    warm() {
+      void Promise.all(services.fleet.list().map((server) => start(server.id))).then(() =>
+        retryRequired(FIRST_RETRY_MS),
+      );
+    },
+    close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      stopWatching();
+      hub.close();
+    },
+  };
+}

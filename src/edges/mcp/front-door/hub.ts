@@ -1,0 +1,171 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { FrontDoorRelay } from "../../../app/front-door/relay.js";
+import type { UpstreamPeer } from "../../../app/ports/upstream.js";
+import type { AppServices } from "../../../app/services.js";
+
+/** One client session of the front door. */
+export interface FrontDoorSession {
+  /** The transport session id (HTTP) or `stdio`. */
+  readonly key: string;
+  readonly server: Server;
+  /** Resource URIs the client subscribed to. */
+  readonly subscriptions: Set<string>;
+}
+
+/** What a downstream request handler can send along its own request (its SSE stream on HTTP). */
+export interface RequestChannel {
+  readonly session: FrontDoorSession;
+  sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+  sendRequest(
+    request: { method: string; params?: Record<string, unknown> },
+    options: { signal: AbortSignal },
+  ): Promise<Record<string, unknown>>;
+}
+
+const AnyResult = z.looseObject({});
+
+/**
+ * The sessions of the front door and the way back from upstreams to them.
+ *
+ * An upstream's own requests (sampling, elicitation, roots) and notifications (logging, progress
+ * of a task) carry nothing that names the client request they belong to, so they go to the client
+ * whose relayed request to that upstream started last and is still running, along that request
+ * (its SSE stream on HTTP); with none running, requests go to the session that connected last and
+ * notifications to every session. Resource updates go to the sessions subscribed to the URI, task
+ * status to the session that created the task, list changes to every session.
+ */
+export class FrontDoorHub {
+  private readonly sessions = new Map<string, FrontDoorSession>();
+  private readonly inFlight = new Map<string, RequestChannel[]>();
+  private readonly unsubscribe: (() => void)[] = [];
+
+  constructor(
+    private readonly services: AppServices,
+    private readonly relay: FrontDoorRelay,
+  ) {
+    this.unsubscribe.push(
+      relay.projection.onChange(() => this.broadcast("notifications/tools/list_changed")),
+      services.bus.subscribe((event) => {
+        if (event.type === "McpServerStarted") this.attachPeer(event.mcp_server_id as string);
+      }),
+    );
+    for (const server of services.fleet.list()) this.attachPeer(server.id);
+  }
+
+  add(session: FrontDoorSession): void {
+    this.sessions.set(session.key, session);
+  }
+
+  remove(key: string): void {
+    this.sessions.delete(key);
+    this.relay.forgetOwner(key);
+  }
+
+  /** Records a relayed request as running against `serverId`; returns what ends it. */
+  enter(serverId: string, channel: RequestChannel): () => void {
+    const running = this.inFlight.get(serverId) ?? [];
+    running.push(channel);
+    this.inFlight.set(serverId, running);
+    return () => {
+      const index = running.indexOf(channel);
+      if (index !== -1) running.splice(index, 1);
+      if (running.length === 0 && this.inFlight.get(serverId) === running) this.inFlight.delete(serverId);
+    };
+  }
+
+  /** Every running upstream hears client notifications such as `notifications/roots/list_changed`. */
+  forwardToUpstreams(method: string, params: Record<string, unknown> | undefined): void {
+    for (const server of this.services.fleet.list()) {
+      void server.connection?.notify(method, params).catch(() => undefined);
+    }
+  }
+
+  close(): void {
+    for (const stop of this.unsubscribe.splice(0)) stop();
+    for (const server of this.services.fleet.list()) server.connection?.setPeer(null);
+    this.sessions.clear();
+  }
+
+  private attachPeer(serverId: string): void {
+    this.services.fleet.get(serverId)?.connection?.setPeer(this.peerFor(serverId));
+  }
+
+  private peerFor(serverId: string): UpstreamPeer {
+    return {
+      notification: (method, params) => this.fromUpstream(serverId, method, params),
+      request: async (method, params, signal) => {
+        const channel = this.latest(serverId);
+        try {
+          if (channel) return await channel.sendRequest({ method, ...(params && { params }) }, { signal });
+          const session = [...this.sessions.values()].at(-1);
+          if (!session)
+            throw new McpError(ErrorCode.MethodNotFound, `No client connected to answer ${method}`);
+          return await session.server.request({ method, ...(params && { params }) } as never, AnyResult, {
+            signal,
+          });
+        } catch (error) {
+          if (error instanceof McpError) throw error;
+          // The SDK refuses a request the client did not declare the capability for.
+          throw new McpError(
+            ErrorCode.MethodNotFound,
+            error instanceof Error ? error.message : String(error),
+          );
+        }
+      },
+    };
+  }
+
+  private fromUpstream(serverId: string, method: string, params: Record<string, unknown> | undefined): void {
+    const notification = { method, ...(params && { params }) };
+    switch (method) {
+      case "notifications/tools/list_changed": {
+        // Re-listing refreshes the projection, which tells every session if the listing changed.
+        const server = this.services.fleet.get(serverId);
+        if (server) void this.services.fleet.checkHealth(server);
+        return;
+      }
+      case "notifications/resources/list_changed":
+      case "notifications/prompts/list_changed":
+        this.broadcast(method);
+        return;
+      case "notifications/resources/updated": {
+        const uri = params?.uri;
+        for (const session of this.sessions.values()) {
+          if (typeof uri === "string" && session.subscriptions.has(uri)) this.notify(session, notification);
+        }
+        return;
+      }
+      case "notifications/tasks/status": {
+        const owner = this.relay.taskOwner(String(params?.taskId));
+        const session = owner === undefined ? undefined : this.sessions.get(owner);
+        if (session) this.notify(session, notification);
+        return;
+      }
+      default: {
+        const channel = this.latest(serverId);
+        if (channel) {
+          void channel.sendNotification(notification).catch(() => undefined);
+          return;
+        }
+        for (const session of this.sessions.values()) this.notify(session, notification);
+      }
+    }
+  }
+
+  private latest(serverId: string): RequestChannel | undefined {
+    return this.inFlight.get(serverId)?.at(-1);
+  }
+
+  private broadcast(method: string): void {
+    for (const session of this.sessions.values()) this.notify(session, { method });
+  }
+
+  private notify(
+    session: FrontDoorSession,
+    notification: { method: string; params?: Record<string, unknown> },
+  ) {
+    void session.server.notification(notification as never).catch(() => undefined);
+  }
+}

@@ -1,0 +1,216 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  ErrorCode,
+  type JSONRPCRequest,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { RequestContext } from "../../../app/context.js";
+import { type FrontDoorRelay, type RelayCall, RelayError } from "../../../app/front-door/relay.js";
+import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
+import type { ProgressUpdate } from "../../../app/ports/upstream.js";
+import type { AppServices } from "../../../app/services.js";
+import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../../domain/errors.js";
+import { callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
+import { type CallerAccess, frontDoorManagementTool, frontDoorManagementTools } from "../tool-visibility.js";
+import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Params = Record<string, unknown> | undefined;
+
+const AnyResult = z.looseObject({});
+
+/** Refusals of a tool call that read as "no such tool" on the front door (spec 2 §4, shape 3). */
+const HIDDEN = new Set(["ToolNotFoundError"]);
+
+export interface FrontDoorServerOptions {
+  services: AppServices;
+  relay: FrontDoorRelay;
+  hub: FrontDoorHub;
+  /** The session's key: transport session id, or `stdio`. */
+  key: string;
+  contextOf: (signal: AbortSignal) => RequestContext;
+  access: CallerAccess;
+}
+
+/**
+ * The front-door MCP server of one client session: the management tools the caller may call plus
+ * every projected upstream tool under its own name, and resources, prompts, completion, logging
+ * and tasks relayed to the server that owns them.
+ */
+export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
+  const { services, relay, hub, key, access } = options;
+  const server = new Server(
+    { name: SERVER_NAME, version: services.instance.version },
+    { capabilities: capabilities(relay.relaysTasks) },
+  );
+  // logging/setLevel is relayed to the upstreams rather than kept by the SDK.
+  server.removeRequestHandler("logging/setLevel");
+  const session: FrontDoorSession = { key, server, subscriptions: new Set() };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [...frontDoorManagementTools(access).map(listedTool), ...relay.projection.tools().map(listing)],
+  }));
+  server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
+    const leaves: (() => void)[] = [];
+    const channel = channelOf(session, extra);
+    const call: RelayCall = {
+      ctx: options.contextOf(extra.signal),
+      owner: key,
+      onProgress: progressRelay(request.params, extra),
+      onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
+    };
+    try {
+      return await dispatch(request.method, request.params, call, extra);
+    } catch (error) {
+      throw toMcpError(error, services);
+    } finally {
+      for (const leave of leaves) leave();
+    }
+  };
+  server.fallbackNotificationHandler = async (notification) => {
+    if (notification.method === "notifications/roots/list_changed") {
+      hub.forwardToUpstreams(notification.method, notification.params);
+    }
+  };
+  server.onclose = () => hub.remove(key);
+  hub.add(session);
+  return server;
+
+  async function dispatch(
+    method: string,
+    params: Params,
+    call: RelayCall,
+    extra: Extra,
+  ): Promise<Record<string, unknown>> {
+    switch (method) {
+      case "tools/call":
+        return callTool(params, call, extra);
+      case "resources/list":
+        return relay.listResources(call.ctx);
+      case "resources/templates/list":
+        return relay.listResourceTemplates(call.ctx);
+      case "resources/read":
+        return relay.resourceRequest(method, params, call);
+      case "resources/subscribe":
+      case "resources/unsubscribe": {
+        const result = await relay.resourceRequest(method, params, call);
+        const uri = String(params?.uri);
+        if (method === "resources/subscribe") session.subscriptions.add(uri);
+        else session.subscriptions.delete(uri);
+        return result;
+      }
+      case "prompts/list":
+        return relay.listPrompts(call.ctx);
+      case "prompts/get":
+        return relay.getPrompt(params, call);
+      case "completion/complete":
+        return relay.complete(params, call);
+      case "logging/setLevel":
+        return relay.setLevel(params, call.ctx);
+      case "tasks/get":
+      case "tasks/result":
+      case "tasks/cancel":
+        return relay.taskRequest(method, params, call);
+      case "tasks/list":
+        return relay.listTasks(call);
+      default:
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+  }
+
+  async function callTool(params: Params, call: RelayCall, extra: Extra): Promise<Record<string, unknown>> {
+    const name = params?.name;
+    if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "name must be a string");
+    const rawArgs = params?.arguments ?? {};
+    if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
+      throw new McpError(ErrorCode.InvalidParams, "arguments must be an object");
+    }
+    const args = rawArgs as Record<string, unknown>;
+    const management = frontDoorManagementTool(access, name);
+    if (management) return callManagementTool(services, management, args, options.contextOf(extra.signal));
+    try {
+      return await relay.callTool(name, args, relayedParams(params), call);
+    } catch (error) {
+      if (error instanceof GatewayError && HIDDEN.has(error.type)) {
+        throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+      }
+      if (error instanceof GatewayError) {
+        return { content: [{ type: "text", text: `${error.type}: ${error.message}` }], isError: true };
+      }
+      throw error;
+    }
+  }
+}
+
+function capabilities(relayTasks: boolean): ServerCapabilities {
+  return {
+    tools: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    completions: {},
+    logging: {},
+    ...(relayTasks && { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
+  };
+}
+
+/** An upstream tool as listed: its own fields, unchanged. */
+function listing({ tool }: ProjectedTool): Tool {
+  return {
+    ...tool.listing,
+    name: tool.name,
+    ...(tool.description !== undefined && { description: tool.description }),
+    inputSchema: tool.inputSchema as Tool["inputSchema"],
+    ...(tool.outputSchema !== undefined && { outputSchema: tool.outputSchema as Tool["outputSchema"] }),
+  };
+}
+
+/** `tools/call` parameters besides name and arguments, relayed as sent; the progress token is the gateway's own. */
+function relayedParams(params: Params): Record<string, unknown> | undefined {
+  if (!params) return undefined;
+  const { name: _name, arguments: _arguments, _meta, ...rest } = params;
+  const meta = _meta as Record<string, unknown> | undefined;
+  if (meta) {
+    const { progressToken: _token, ...otherMeta } = meta;
+    if (Object.keys(otherMeta).length > 0) rest._meta = otherMeta;
+  }
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
+/** Relays upstream progress under the client's own token, when the client asked for progress. */
+function progressRelay(params: Params, extra: Extra): ((progress: ProgressUpdate) => void) | undefined {
+  const token = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  return (progress) => {
+    void extra
+      .sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } })
+      .catch(() => undefined);
+  };
+}
+
+function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
+  return {
+    session,
+    sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
+    sendRequest: (request, options) => extra.sendRequest(request as ServerRequest, AnyResult, options),
+  };
+}
+
+/** The JSON-RPC error a relayed request ends with; upstream errors pass unchanged. */
+function toMcpError(error: unknown, services: AppServices): McpError {
+  if (error instanceof McpError) return error;
+  if (error instanceof RelayError) return new McpError(error.code, error.message, error.data);
+  if (error instanceof GatewayError) {
+    return new McpError(ErrorCode.InternalError, `${error.type}: ${error.message}`, {
+      error_type: error.type,
+    });
+  }
+  services.logger.error({ err: String(error) }, "front door relay failed unexpectedly");
+  return new McpError(ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE);
+}
