@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from "node:events";
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/truncation/cut-json.js";
@@ -138,6 +139,8 @@ export const callTools = defineOperation({
       }
     };
     const workers = Math.min(input.max_concurrency, calls.length);
+    // Each running call listens to the caller's signal until it ends: up to 50 at once is expected.
+    if (ctx.signal) setMaxListeners(Math.max(getMaxListeners(ctx.signal), workers + 10), ctx.signal);
     await Promise.all(Array.from({ length: workers }, worker));
 
     const succeeded = outcomes.filter((o) => o.success).length;

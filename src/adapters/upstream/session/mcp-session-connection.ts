@@ -164,11 +164,11 @@ export class McpSessionConnection implements UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
-    return this.guard(method, options, () =>
+    return this.guard(method, options, (scoped) =>
       this.client.request(
         { method, ...(params !== undefined && { params }) } as never,
         AnyResultSchema,
-        this.requestOptions(options),
+        this.requestOptions(scoped),
       ),
     );
   }
@@ -196,8 +196,8 @@ export class McpSessionConnection implements UpstreamConnection {
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const timeout = Math.max(1, deadline - performance.now());
       const params = cursor === undefined ? undefined : { cursor };
-      const result = await this.guard("tools/list", options, () =>
-        this.client.listTools(params, { signal: options.signal, timeout }),
+      const result = await this.guard("tools/list", options, (scoped) =>
+        this.client.listTools(params, { signal: scoped.signal, timeout }),
       );
       for (const tool of result.tools) tools.push(toToolSchema(tool));
       if (!result.nextCursor || result.nextCursor === cursor) return tools;
@@ -209,11 +209,11 @@ export class McpSessionConnection implements UpstreamConnection {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
     // A plain request, not `client.callTool`: the gateway passes results through as the upstream
     // sent them, and the SDK helper would reject structured content its output schema disowns.
-    const result = await this.guard("tool call", options, () =>
+    const result = await this.guard("tool call", options, (scoped) =>
       this.client.request(
         { method: "tools/call", params: { ...options.extraParams, name, arguments: args } },
         RawToolResultSchema,
-        this.requestOptions(options),
+        this.requestOptions(scoped),
       ),
     );
     // A task-augmented call answers `{task}` (MCP tasks), relayed without a content list.
@@ -256,11 +256,27 @@ export class McpSessionConnection implements UpstreamConnection {
     for (const listener of this.listeners.splice(0)) listener(reason);
   }
 
-  private async guard<T>(what: string, options: CallOptions, run: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one request with a signal of its own that follows the caller's: the SDK never removes the
+   * listener it adds to a request's signal, and a caller's signal can outlive many requests (a
+   * batch of 100 calls shares one).
+   */
+  private async guard<T>(
+    what: string,
+    options: CallOptions,
+    run: (options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const outer = options.signal;
+    const inner = outer ? new AbortController() : undefined;
+    const forward = () => inner?.abort(outer?.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener("abort", forward, { once: true });
     try {
-      return await run();
+      return await run(inner ? { ...options, signal: inner.signal } : options);
     } catch (error) {
       throw this.translate(error, what, options);
+    } finally {
+      outer?.removeEventListener("abort", forward);
     }
   }
 
