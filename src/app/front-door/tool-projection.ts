@@ -35,7 +35,6 @@ const RELEVANT = new Set([
 export class ToolProjection {
   private byName = new Map<string, ProjectedTool>();
   private fingerprint = "";
-  private dirty = true;
   private readonly shadowedLogged = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly projectedOnce = new Set<string>();
@@ -55,9 +54,12 @@ export class ToolProjection {
     return () => this.listeners.delete(listener);
   }
 
-  /** The projected tools, recomputed if something changed since. */
+  /**
+   * The projected tools, recomputed now: some changes publish no event (a group created or changed
+   * through REST), and a listing is rare next to calls, which use the kept index.
+   */
   tools(): ProjectedTool[] {
-    if (this.dirty) this.refresh();
+    this.refresh();
     return [...this.byName.values()];
   }
 
@@ -77,7 +79,6 @@ export class ToolProjection {
   /** Recomputes now; tells listeners when the listing changed. */
   refresh(): void {
     const next = this.compute();
-    this.dirty = false;
     const fingerprint = [...next.values()]
       .map(({ tool, target }) => `${tool.name}\u0000${tool.digest}\u0000${target}`)
       .join("\u0001");
