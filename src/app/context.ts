@@ -22,4 +22,11 @@ export interface RequestContext {
   channel: Channel;
   /** Aborted when the caller goes away. */
   signal?: AbortSignal;
+  /**
+   * Set by authorization when only a tenant-scoped grant allowed the request: the operation sees
+   * and changes that tenant's records only.
+   */
+  confinedTo?: string;
+  /** Client address (after trusted proxies), for the login-attempt lockout and audit. */
+  clientAddress?: string;
 }

@@ -5,32 +5,73 @@ import type { Operation } from "./operation.js";
 import type { AppServices } from "./services.js";
 import { zodValidation } from "./validation.js";
 
+export interface ExecuteOptions {
+  /** Read-only tools are exempt from the command-bus rate limit (spec 2 §8). */
+  rateLimitExempt?: boolean;
+  /** `METHOD /path` or `mcp:<tool>`, for the external policy engine. */
+  route?: string;
+}
+
 /**
- * The one pipeline every edge goes through: validate the input, authorize the caller, run.
- * Events are published by the fleet as state changes; rate limits and audit join here later, so
- * that no edge can skip them.
+ * The one pipeline every edge goes through: validate the input, authorize the caller, charge the
+ * command-bus rate limit, run. Events are published by the fleet as state changes.
  */
 export async function execute<S extends z.ZodType, O>(
   services: AppServices,
   operation: Operation<S, O>,
   rawInput: unknown,
   ctx: RequestContext,
+  options: ExecuteOptions = {},
 ): Promise<O> {
   const parsed = operation.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw zodValidation(parsed.error);
-  authorize(services, operation, ctx);
-  return operation.run(services, parsed.data, ctx);
+  const authorized = await authorize(services, operation, ctx, options.route);
+  if (!options.rateLimitExempt) services.rateLimiter?.charge(operation, authorized);
+  return operation.run(services, parsed.data, authorized);
 }
 
 /**
- * With authentication off every caller may do everything (spec 2 §4 "Visibility"). With it on,
- * nothing is allowed until role-based authorization decides: deny by default.
+ * With authentication off every caller may do everything (spec 2 §4 "Visibility"). With it on, the
+ * caller must be authenticated (or anonymous callers allowed) and its roles must grant every
+ * permission the operation lists: deny by default.
  */
-function authorize(services: AppServices, operation: Operation, ctx: RequestContext): void {
-  if (!services.settings.authEnabled) return;
-  const missing = operation.permissions[0];
-  if (!ctx.authenticated) throw new GatewayError("AuthenticationError", "No valid credentials provided");
-  if (missing) {
+export async function authorize(
+  services: AppServices,
+  operation: Pick<Operation, "permissions" | "tenantAware">,
+  ctx: RequestContext,
+  route?: string,
+): Promise<RequestContext> {
+  const { settings, authorizer } = services;
+  if (!settings.authEnabled) return ctx;
+  if (!ctx.authenticated && !settings.allowAnonymous) {
+    throw new GatewayError("AuthenticationError", "No valid credentials provided");
+  }
+  if (operation.permissions.length === 0) {
+    if (!ctx.authenticated) throw new GatewayError("AuthenticationError", "No valid credentials provided");
+    return ctx;
+  }
+  const decision = await authorizer.decide(ctx.principal, operation.permissions, {
+    tenantAware: operation.tenantAware ?? false,
+    route: route ?? null,
+  });
+  if (!decision.allowed) {
+    const missing = await firstMissing(services, operation, ctx);
     throw new GatewayError("AccessDeniedError", `${missing} permission required`, { permission: missing });
   }
+  return decision.tenant === null ? ctx : { ...ctx, confinedTo: decision.tenant };
+}
+
+/** The first listed permission the caller's roles do not grant on their own (for the message). */
+async function firstMissing(
+  services: AppServices,
+  operation: Pick<Operation, "permissions" | "tenantAware">,
+  ctx: RequestContext,
+): Promise<string> {
+  for (const permission of operation.permissions) {
+    const one = await services.authorizer.decide(ctx.principal, [permission], {
+      tenantAware: operation.tenantAware ?? false,
+    });
+    if (!one.allowed) return permission;
+  }
+  return operation.permissions[0] ?? "";
 }

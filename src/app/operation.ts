@@ -16,6 +16,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   readonly input: S;
   /** Every permission listed is required; empty means any authenticated principal. */
   readonly permissions: readonly Permission[];
+  /**
+   * A grant held only at tenant scope may pass, confining the caller to that tenant
+   * (`RequestContext.confinedTo`); otherwise a global grant is needed (spec 2 §5).
+   */
+  readonly tenantAware?: boolean;
   run(services: AppServices, input: z.output<S>, ctx: RequestContext): Promise<O>;
 }
 

@@ -1,10 +1,13 @@
 import type { ShareBudget } from "../domain/truncation/shares.js";
 import type { CutStyle } from "../domain/truncation/truncate-result.js";
+import type { Authorizer } from "./auth/authorizer.js";
+import type { RequestContext } from "./context.js";
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
 import type { ToolInvoker } from "./fleet/tool-invoker.js";
 import type { GroupService } from "./groups/group-service.js";
 import type { HotLoadingService } from "./hot-loading/hot-loading-service.js";
+import type { Operation } from "./operation.js";
 import type { Clock } from "./ports/clock.js";
 import type { ContinuationStore } from "./ports/continuation-store.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
@@ -34,6 +37,8 @@ export interface ServiceSettings {
   /** Server ids declared in the configuration file (REST may not delete them). */
   declaredServerIds: ReadonlySet<string>;
   authEnabled: boolean;
+  /** `auth.allow_anonymous`: requests without credentials pass authentication as `anonymous`. */
+  allowAnonymous: boolean;
   /** The command-bus rate limit as configured (spec 2 §8), for reporting. */
   rateLimit: { rps: number; burst: number; perCaller: boolean };
 }
@@ -45,9 +50,19 @@ export interface Continuations {
 }
 
 /** Everything operations may use. Built once by `composition`. */
+/** The command-bus rate limit (spec 2 §8), charged by `execute` before an operation runs. */
+export interface CommandRateLimit {
+  /** Takes one token from the operation's budget; throws `RateLimitExceeded` when it is used up. */
+  charge(operation: Operation, ctx: RequestContext): void;
+}
+
 export interface AppServices {
   fleet: Fleet;
   invoker: ToolInvoker;
+  /** Role-based authorization (consulted only with authentication on). */
+  authorizer: Authorizer;
+  /** Absent: no command-bus rate limit. */
+  rateLimiter?: CommandRateLimit;
   groups: GroupService;
   /** `gateway_load` / `gateway_unload`; absent with `hot_loading.enabled: false`. */
   hotLoading?: HotLoadingService;

@@ -10,6 +10,7 @@ import { DockerUpstreamFactory } from "../adapters/upstream/docker/docker-upstre
 import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstream-factory.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { AuditRecorder } from "../app/audit-recorder.js";
+import { Authorizer } from "../app/auth/authorizer.js";
 import { EventBus } from "../app/event-bus.js";
 import { recordEvents } from "../app/event-recorder.js";
 import { Fleet } from "../app/fleet/fleet.js";
@@ -195,9 +196,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     groups.register(definition, "api", false);
   }
 
+  const authorizer = new Authorizer({
+    repositories: storage.repositories,
+    staticAssignments: config.auth.role_assignments,
+    policyEngine: null,
+    clock,
+    logger,
+  });
   const services: AppServices = {
     fleet,
     invoker,
+    authorizer,
     groups,
     hotLoading: createHotLoading({
       config,
@@ -231,6 +240,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       topology: config.tool_access.mode,
       declaredServerIds: declared,
       authEnabled: config.auth.enabled,
+      allowAnonymous: config.auth.allow_anonymous,
       rateLimit: {
         rps: config.rate_limit.rps,
         burst: config.rate_limit.burst,

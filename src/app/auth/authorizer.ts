@@ -1,0 +1,154 @@
+import { type Decision, decide, type HeldRole } from "../../domain/auth/decide.js";
+import { parsePermission } from "../../domain/auth/permissions.js";
+import { BUILTIN_ROLES, isBuiltinRole, parseGrants } from "../../domain/auth/roles.js";
+import { parseScope } from "../../domain/auth/scope.js";
+import type { Principal } from "../context.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { PolicyEngine } from "../ports/policy-engine.js";
+import type { StoreRepositories } from "../ports/store-repositories.js";
+
+/** A `role_assignments` entry of the configuration file. */
+export interface StaticAssignment {
+  readonly principal: string;
+  readonly role: string;
+  readonly scope: string;
+}
+
+export interface AuthorizerDeps {
+  repositories: Pick<StoreRepositories, "roles" | "roleAssignments">;
+  staticAssignments: readonly StaticAssignment[];
+  /** `auth.opa` when enabled: asked after the roles allowed. */
+  policyEngine: PolicyEngine | null;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface AuthorizeOptions {
+  /** Whether a tenant-scoped grant may pass (spec 2 §5: tenant-aware routes and tools). */
+  tenantAware: boolean;
+  /** `METHOD /path` or `mcp:<tool>`, for the policy engine's input. */
+  route?: string | null;
+}
+
+/**
+ * How long stored roles and assignments are reused before they are read again. Changes made on this
+ * replica apply at once (`invalidate`); those of another replica within this time.
+ */
+const CACHE_MS = 5_000;
+
+/**
+ * Role-based authorization: the roles a principal holds (static assignments, assignments made
+ * through REST, roles declared with the identity), their grants (built-in or custom), the decision,
+ * then the external policy engine when one is configured. Deny by default.
+ */
+export class Authorizer {
+  private readonly assignments = new Map<
+    string,
+    { at: number; roles: Promise<{ role: string; scope: string }[]> }
+  >();
+  private customRoles: { at: number; roles: Promise<Map<string, readonly string[]>> } | null = null;
+
+  constructor(private readonly deps: AuthorizerDeps) {}
+
+  /** Forgets cached roles and assignments (after a change through REST). */
+  invalidate(): void {
+    this.assignments.clear();
+    this.customRoles = null;
+  }
+
+  async decide(
+    principal: Principal,
+    permissions: readonly string[],
+    options: AuthorizeOptions,
+  ): Promise<Decision> {
+    const required = permissions.map(parsePermission);
+    if (required.some((permission) => permission === null)) return denied();
+    const decision = decide(
+      await this.heldRoles(principal),
+      required as NonNullable<(typeof required)[number]>[],
+      options.tenantAware,
+    );
+    if (!decision.allowed || !this.deps.policyEngine) return decision;
+    for (const [index, permission] of required.entries()) {
+      if (!permission) return denied();
+      const allowed = await this.deps.policyEngine.allows({
+        principal: {
+          id: principal.id,
+          type: principal.type,
+          tenant_id: principal.tenant_id,
+          roles: principal.roles,
+        },
+        permission: permissions[index] as string,
+        resource_type: permission.resource,
+        action: permission.action,
+        resource_id: permission.id,
+        route: options.route ?? null,
+      });
+      if (!allowed) return denied();
+    }
+    return decision;
+  }
+
+  /** Whether the principal holds the admin role at global scope. */
+  async isAdmin(principal: Principal): Promise<boolean> {
+    return (await this.heldRoles(principal)).some(
+      (held) => held.role === "admin" && held.scope.kind === "global",
+    );
+  }
+
+  /** The roles a principal holds, each with its scope and grants; unknown roles grant nothing. */
+  async heldRoles(principal: Principal): Promise<HeldRole[]> {
+    const [assigned, custom] = await Promise.all([this.assignedRoles(principal.id), this.customRoleGrants()]);
+    const declared = principal.roles.map((role) => ({ role, scope: "global" }));
+    const held: HeldRole[] = [];
+    for (const { role, scope } of [...declared, ...assigned]) {
+      const parsedScope = parseScope(scope);
+      const permissions = isBuiltinRole(role) ? BUILTIN_ROLES[role]?.permissions : custom.get(role);
+      if (!parsedScope || !permissions) continue;
+      held.push({ role, scope: parsedScope, grants: parseGrants(permissions) });
+    }
+    return held;
+  }
+
+  private assignedRoles(principalId: string): Promise<{ role: string; scope: string }[]> {
+    const now = this.deps.clock.monotonic();
+    const cached = this.assignments.get(principalId);
+    if (cached && now - cached.at < CACHE_MS) return cached.roles;
+    const statics = this.deps.staticAssignments
+      .filter((assignment) => assignment.principal === principalId)
+      .map(({ role, scope }) => ({ role, scope }));
+    const roles = this.deps.repositories.roleAssignments.listByPrincipal(principalId).then(
+      (stored) => [...statics, ...stored.map(({ role_name, scope }) => ({ role: role_name, scope }))],
+      (error: unknown) => {
+        this.assignments.delete(principalId);
+        this.deps.logger.error(
+          { err: String(error) },
+          "role assignments could not be read; only static ones apply",
+        );
+        return statics;
+      },
+    );
+    this.assignments.set(principalId, { at: now, roles });
+    return roles;
+  }
+
+  private customRoleGrants(): Promise<Map<string, readonly string[]>> {
+    const now = this.deps.clock.monotonic();
+    if (this.customRoles && now - this.customRoles.at < CACHE_MS) return this.customRoles.roles;
+    const roles = this.deps.repositories.roles.list().then(
+      (list) => new Map(list.map((role) => [role.role_name, role.permissions])),
+      (error: unknown) => {
+        this.customRoles = null;
+        this.deps.logger.error({ err: String(error) }, "custom roles could not be read; they grant nothing");
+        return new Map<string, readonly string[]>();
+      },
+    );
+    this.customRoles = { at: now, roles };
+    return roles;
+  }
+}
+
+function denied(): Decision {
+  return { allowed: false, granted_by_role: null, tenant: null };
+}

@@ -1,0 +1,12 @@
+/** A role assignment's scope: `global`, or `tenant:<tenant_id>`. */
+export type ParsedScope = { readonly kind: "global" } | { readonly kind: "tenant"; readonly tenant: string };
+
+export const GLOBAL_SCOPE = "global";
+
+export function parseScope(text: string): ParsedScope | null {
+  if (text === GLOBAL_SCOPE) return { kind: "global" };
+  if (text.startsWith("tenant:") && text.length > "tenant:".length) {
+    return { kind: "tenant", tenant: text.slice("tenant:".length) };
+  }
+  return null;
+}
