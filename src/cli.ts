@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
+import { runBootstrapAdmin } from "./composition/bootstrap-admin.js";
 import { runConfigCheck } from "./composition/config-check.js";
 import { runServe } from "./composition/serve.js";
 import { VERSION } from "./composition/version.js";
@@ -52,6 +53,26 @@ config
   .action((options) => {
     const globals = program.opts<{ config?: string }>();
     process.exitCode = runConfigCheck(options.config ?? globals.config);
+  });
+
+const auth = program.command("auth").description("manage authentication");
+auth
+  .command("bootstrap-admin")
+  .description(
+    "claim the first admin (once): create a principal's API key and its global admin role in durable storage",
+  )
+  .option("-c, --config <file>", "configuration file")
+  .option("--principal <id>", "principal that becomes admin", "admin")
+  .option("--key-name <name>", "name of the API key created for it", "bootstrap-admin")
+  .option("--show-key", "create the API key and print it once on stdout (required when OIDC is off)")
+  .action(async (options) => {
+    const globals = program.opts<{ config?: string }>();
+    process.exitCode = await runBootstrapAdmin({
+      configPath: options.config ?? globals.config,
+      principal: options.principal,
+      keyName: options.keyName,
+      showKey: options.showKey === true,
+    });
   });
 
 program

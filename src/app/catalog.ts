@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Operation } from "./operation.js";
+import { AUTH_OPERATIONS } from "./operations/auth/auth-operations.js";
 import { blockServer } from "./operations/block-server.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteContinuation, fetchContinuation } from "./operations/continuations.js";
@@ -82,6 +83,7 @@ export const OPERATIONS = {
   rebalanceGroup,
   addGroupMember,
   removeGroupMember,
+  ...AUTH_OPERATIONS,
 } as const;
 
 /**

@@ -54,6 +54,8 @@ export interface Continuations {
 export interface CommandRateLimit {
   /** Takes one token from the operation's budget; throws `RateLimitExceeded` when it is used up. */
   charge(operation: Operation, ctx: RequestContext): void;
+  /** Buckets held now (a bucket is dropped once refilled), for `gateway_health`. */
+  readonly activeBuckets: number;
 }
 
 export interface AppServices {

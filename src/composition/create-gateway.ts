@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { FastifyInstance } from "fastify";
+import { createOpaPolicyEngine } from "../adapters/auth/opa-policy-engine.js";
 import { DnsEndpointGuard } from "../adapters/net/dns-endpoint-guard.js";
 import { UndiciHttpClientFactory } from "../adapters/net/undici-http-client-factory.js";
 import { NodeHasher } from "../adapters/system/node-hasher.js";
@@ -11,11 +12,13 @@ import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstre
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { AuditRecorder } from "../app/audit-recorder.js";
 import { Authorizer } from "../app/auth/authorizer.js";
+import type { Principal } from "../app/context.js";
 import { EventBus } from "../app/event-bus.js";
 import { recordEvents } from "../app/event-recorder.js";
 import { Fleet } from "../app/fleet/fleet.js";
 import { ToolInvoker } from "../app/fleet/tool-invoker.js";
 import { GroupService } from "../app/groups/group-service.js";
+import { CommandRateLimiter } from "../app/limits/command-rate-limiter.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { AppServices } from "../app/services.js";
 import type { EnvSettings } from "../config/load.js";
@@ -31,10 +34,12 @@ import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
+import { openAuthentication } from "./authentication.js";
 import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./front-door.js";
 import { createHotLoading } from "./hot-loading.js";
 import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
+import { describeProtectedResource, openTokenVerifier } from "./open-token-verifier.js";
 import { specFromEntry } from "./server-specs.js";
 import { VERSION } from "./version.js";
 
@@ -76,6 +81,8 @@ export interface Gateway {
   http(listen?: { host?: string }): Promise<FastifyInstance>;
   /** The front-door topology's sessions and relay; null in egress. */
   readonly frontDoor: FrontDoor | null;
+  /** Who a stdio client is (`auth.stdio.principal` with auth on); undefined: no identity. */
+  readonly stdioPrincipal: Principal | undefined;
   /** Starts the idle reaper, the health checker and crash recovery. */
   startBackground(): void;
   /** Stops loops and MCP sessions, then every child server. Idempotent. */
@@ -132,6 +139,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     limits: {
       maxConcurrency: config.execution.max_concurrency,
       maxResponseBytes: config.execution.max_response_bytes,
+      tenantLimits: config.execution.tenant_limits,
     },
   });
 
@@ -199,7 +207,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const authorizer = new Authorizer({
     repositories: storage.repositories,
     staticAssignments: config.auth.role_assignments,
-    policyEngine: null,
+    policyEngine: config.auth.enabled ? createOpaPolicyEngine(config.auth.opa, logger) : null,
     clock,
     logger,
   });
@@ -207,6 +215,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     fleet,
     invoker,
     authorizer,
+    rateLimiter: new CommandRateLimiter({
+      clock,
+      settings: {
+        allCallers: { rps: config.rate_limit.rps, burst: config.rate_limit.burst },
+        perCaller: config.rate_limit.per_caller,
+      },
+    }),
     groups,
     hotLoading: createHotLoading({
       config,
@@ -251,6 +266,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const loops: Periodic[] = [idleReaper(fleet, logger), healthChecker(fleet, clock, logger)];
   const recovery = new AutoRecovery({ fleet, bus, logger });
+  const authentication = openAuthentication({
+    config,
+    env,
+    repositories: storage.repositories,
+    authorizer,
+    tokens: config.auth.enabled ? openTokenVerifier(config.auth.oidc, { clock, logger }) : null,
+    hasher,
+    clock,
+    logger,
+  });
   const frontDoor = config.tool_access.mode === "front_door" ? createFrontDoor(services, config) : null;
   let endpoint: McpHttpEndpoint | null = null;
   let shuttingDown: Promise<void> | null = null;
@@ -262,17 +287,21 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         allowedOrigins: config.http.allowed_origins,
         loopbackOnly: listen.host === undefined || isLoopbackHost(listen.host),
         ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
+        ...(authentication && { authentication: authentication.http }),
       });
       const mcp = endpoint;
       return buildHttpApp(services, {
         mountMcp: (app) => mcp.mount(app),
-        // Authentication is not served yet and `auth.enabled` refuses the start, so every caller
-        // here is anonymous with authentication off: spec 2 §4, everyone may do everything.
+        ...(authentication && {
+          authentication: authentication.http,
+          protectedResource: describeProtectedResource(config.auth.oidc),
+        }),
+        // With authentication off every caller is anonymous and may do everything (spec 2 §4).
         webSocket: {
           allowedOrigins: config.http.allowed_origins,
           apiKeyHeader: config.auth.api_key.header_name,
-          authenticate: allowAnonymous,
-          authorize: () => ({ tenantScope: null }),
+          authenticate: authentication?.streamAuthenticator ?? allowAnonymous,
+          authorize: authentication?.streamAuthorizer ?? (() => ({ tenantScope: null })),
         },
         readinessChecks: [
           storageReadiness(storage, config),
@@ -281,6 +310,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       });
     },
     frontDoor,
+    stdioPrincipal: authentication?.stdioPrincipal,
     startBackground() {
       for (const loop of loops) loop.start();
       frontDoor?.warm();
@@ -305,6 +335,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await Promise.all(loops.map((loop) => loop.stop()));
         frontDoor?.close();
         await endpoint?.close();
+        await authentication?.authenticator.close();
         await fleet.shutdown();
         await continuations?.store.close();
         // After the fleet: its last stop events are recorded, then flushed by the close.

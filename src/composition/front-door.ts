@@ -7,7 +7,6 @@ import type { GatewayConfig } from "../config/schema.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
 import { createFrontDoorServer } from "../edges/mcp/front-door/server.js";
-import { UNRESTRICTED } from "../edges/mcp/tool-visibility.js";
 
 /** Client capabilities the gateway declares to upstreams on the front door: what it relays. */
 export const RELAYED_CLIENT_CAPABILITIES = {
@@ -84,8 +83,7 @@ export function createFrontDoor(services: AppServices, config: GatewayConfig): F
   };
 
   return {
-    sessionServer: (key, contextOf) =>
-      createFrontDoorServer({ services, relay, hub, key, contextOf, access: UNRESTRICTED }),
+    sessionServer: (key, contextOf) => createFrontDoorServer({ services, relay, hub, key, contextOf }),
     readiness: catalogue
       ? {
           name: "required_catalogue",

@@ -1,17 +1,10 @@
 import { dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createLogger } from "../adapters/observability/logger.js";
-import {
-  ConfigFileMissingError,
-  ConfigFileReadError,
-  ConfigValidationError,
-  type LoadedConfig,
-  loadConfig,
-} from "../config/load.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
+import { loadOrReport } from "./load-or-report.js";
 import { ShutdownSignals } from "./signals.js";
-import { unsupportedSettings } from "./unsupported.js";
 
 export interface ServeOptions {
   configPath?: string;
@@ -42,7 +35,10 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     process.stderr.write(`error: --port must be an integer between 0 and 65535, got '${options.port}'\n`);
     return 1;
   }
-  const loaded = loadOrReport(options);
+  const loaded = loadOrReport({
+    cliPath: options.configPath,
+    overrides: { logLevel: options.logLevel, logFile: options.logFile, jsonLogs: options.jsonLogs },
+  });
   if (!loaded) return 1;
   const { config } = loaded;
   const logger = createLogger({
@@ -53,12 +49,6 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   });
   for (const warning of loaded.warnings)
     logger.warn({ code: warning.code, path: warning.path }, warning.message);
-  const unsupported = unsupportedSettings(config);
-  if (unsupported.length > 0) {
-    for (const problem of unsupported) process.stderr.write(`error: ${problem}\n`);
-    return 1;
-  }
-
   const configDir = loaded.path ? dirname(loaded.path) : undefined;
   let gateway: Gateway;
   try {
@@ -79,26 +69,6 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   return options.transport === "stdio"
     ? serveOverStdio(gateway, signals)
     : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null);
-}
-
-function loadOrReport(options: ServeOptions): LoadedConfig | null {
-  try {
-    return loadConfig({
-      cliPath: options.configPath,
-      overrides: { logLevel: options.logLevel, logFile: options.logFile, jsonLogs: options.jsonLogs },
-    });
-  } catch (error) {
-    if (error instanceof ConfigFileMissingError || error instanceof ConfigFileReadError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return null;
-    }
-    if (error instanceof ConfigValidationError) {
-      process.stderr.write(`error: invalid configuration (${error.issues.length} problem(s)):\n`);
-      for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
-      return null;
-    }
-    throw error;
-  }
 }
 
 async function serveOverHttp(
@@ -134,7 +104,7 @@ async function closeHttp(app: FastifyInstance, timeoutS: number | null): Promise
 }
 
 async function serveOverStdio(gateway: Gateway, signals: ShutdownSignals): Promise<number> {
-  const stdio = await serveStdio(gateway.services, gateway.frontDoor?.sessionServer);
+  const stdio = await serveStdio(gateway.services, gateway.frontDoor?.sessionServer, gateway.stdioPrincipal);
   const reason = await Promise.race([stdio.closed.then(() => "stdin closed"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
   await stdio.close();

@@ -23,6 +23,12 @@ export const ERROR_CATALOGUE = {
   ToolInvocationError: { status: 500, retryable: false },
   ResponseTooLarge: { status: 500, retryable: false },
   NotConfiguredError: { status: 501, retryable: false },
+  // Auth management (spec 1 "Auth management"): roles, keys, and the 503 while auth is disabled.
+  CannotModifyBuiltinRoleError: { status: 403, retryable: false },
+  RoleNotFoundError: { status: 404, retryable: false },
+  RoleAlreadyExistsError: { status: 409, retryable: false },
+  ApiKeyNotFoundError: { status: 404, retryable: false },
+  AuthDisabledError: { status: 503, retryable: false },
   InternalServerError: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
@@ -36,14 +42,19 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly retryable: boolean;
 
+  /**
+   * `status` overrides the catalogue's where the specification gives one error type another status
+   * (spec 2 §7: a ValidationError for an unknown policy scope is 400).
+   */
   constructor(
     readonly type: ErrorType,
     message: string,
     readonly details: Record<string, unknown> | null = null,
+    status?: number,
   ) {
     super(message);
     this.name = type;
-    this.status = ERROR_CATALOGUE[type].status;
+    this.status = status ?? ERROR_CATALOGUE[type].status;
     this.retryable = ERROR_CATALOGUE[type].retryable;
   }
 }

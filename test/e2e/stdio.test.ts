@@ -51,4 +51,50 @@ describe("airlock serve --stdio", () => {
       await client.close();
     }
   });
+
+  const authYaml = (extra: string) => `auth:\n  enabled: true\n${extra}${fleetYaml()}`;
+  const serveStdio = async (yaml: string) =>
+    connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "--config", writeTempConfig(yaml)],
+        stderr: "pipe",
+      }),
+    );
+
+  it("with auth on and no stdio principal: egress lists all tools and refuses each one", async () => {
+    const client = await serveStdio(authYaml(""));
+    try {
+      expect((await client.listTools()).tools).toHaveLength(22);
+      const result = (await client.callTool({ name: "gateway_list", arguments: {} })) as ToolResult;
+      expect(result).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: "Authentication required to call 'gateway_list'" }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("with auth on: the front door serves nothing without a principal, a viewer's nine with one", async () => {
+    const frontDoor = "tool_access:\n  mode: front_door\n";
+    const anonymous = await serveStdio(frontDoor + authYaml(""));
+    try {
+      expect((await anonymous.listTools()).tools).toEqual([]);
+    } finally {
+      await anonymous.close();
+    }
+    const viewer = await serveStdio(
+      frontDoor + authYaml("  stdio:\n    principal: {id: desk, tenant_id: t1, roles: [viewer]}\n"),
+    );
+    try {
+      const names = (await viewer.listTools()).tools.map((t) => t.name);
+      expect(names).toHaveLength(9);
+      expect(names).toContain("gateway_sources");
+      const status = (await viewer.callTool({ name: "gateway_status", arguments: {} })) as ToolResult;
+      expect(status.isError).not.toBe(true);
+    } finally {
+      await viewer.close();
+    }
+  });
 });

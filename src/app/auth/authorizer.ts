@@ -51,6 +51,11 @@ export class Authorizer {
 
   constructor(private readonly deps: AuthorizerDeps) {}
 
+  /** The `role_assignments` of the configuration (never stored). */
+  get staticAssignments(): readonly StaticAssignment[] {
+    return this.deps.staticAssignments;
+  }
+
   /** Forgets cached roles and assignments (after a change through REST). */
   invalidate(): void {
     this.assignments.clear();

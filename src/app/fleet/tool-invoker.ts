@@ -3,6 +3,7 @@ import type { DomainEventPayload } from "../../domain/events.js";
 import { ConcurrencyBudget } from "../../domain/limits/concurrency-budget.js";
 import { utf8Length } from "../../domain/limits/utf8-length.js";
 import type { EventBus } from "../event-bus.js";
+import { TenantBudgets, type TenantLimits } from "../limits/tenant-budgets.js";
 import type { Clock } from "../ports/clock.js";
 import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
 import type { Fleet } from "./fleet.js";
@@ -28,6 +29,8 @@ export interface InvokerLimits {
   maxConcurrency: number;
   /** `execution.max_response_bytes` (after `MCP_MAX_RESPONSE_BYTES`); a server's own value wins. */
   maxResponseBytes: number;
+  /** `execution.tenant_limits`; absent: no per-tenant budgets. */
+  tenantLimits?: TenantLimits | undefined;
 }
 
 export interface InvokedResult {
@@ -42,9 +45,11 @@ export interface InvokedResult {
  */
 export class ToolInvoker {
   private readonly global: ConcurrencyBudget;
+  private readonly tenants: TenantBudgets | null;
 
   constructor(private readonly deps: { fleet: Fleet; bus: EventBus; clock: Clock; limits: InvokerLimits }) {
     this.global = new ConcurrencyBudget(deps.limits.maxConcurrency);
+    this.tenants = deps.limits.tenantLimits ? new TenantBudgets(deps.limits.tenantLimits) : null;
   }
 
   get activeCalls(): number {
@@ -60,16 +65,23 @@ export class ToolInvoker {
   ): Promise<InvokedResult> {
     const began = this.deps.clock.monotonic();
     try {
-      if (!this.global.tryAcquire()) throw overBudget("global", this.global.limit);
-      if (!server.budget.tryAcquire()) {
-        this.global.release();
-        throw overBudget(`mcp_server:${server.id}`, server.budget.limit);
-      }
+      // The tenant's rate token is spent only once every budget admitted the call.
+      const tenant = this.tenants?.reserve(ctx.caller?.tenant_id ?? null, began) ?? null;
       try {
-        return await this.callWithinBudget(server, tool, args, ctx);
+        if (!this.global.tryAcquire()) throw overBudget("global", this.global.limit);
+        if (!server.budget.tryAcquire()) {
+          this.global.release();
+          throw overBudget(`mcp_server:${server.id}`, server.budget.limit);
+        }
+        tenant?.commit();
+        try {
+          return await this.callWithinBudget(server, tool, args, ctx);
+        } finally {
+          server.budget.release();
+          this.global.release();
+        }
       } finally {
-        server.budget.release();
-        this.global.release();
+        tenant?.release();
       }
     } catch (error) {
       // A call refused before it reached the upstream (budget, start, breaker, unknown tool) is an

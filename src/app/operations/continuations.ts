@@ -32,6 +32,7 @@ export const fetchContinuation = defineOperation({
   kind: "query",
   summary: "Read a slice of a truncated result kept under a continuation id.",
   permissions: ["tool:invoke"],
+  tenantAware: true,
   input: z.object({
     continuation_id: z.string().min(1).describe("cont_<batch_id>_<call_index>_<8 hex>"),
     offset: z.number().int().min(0).default(0).describe("First byte of the slice"),
@@ -78,6 +79,7 @@ export const deleteContinuation = defineOperation({
   kind: "command",
   summary: "Drop a continuation before it expires.",
   permissions: ["tool:invoke"],
+  tenantAware: true,
   input: z.object({ continuation_id: z.string().min(1).describe("The continuation to drop") }),
   async run(services, input, ctx) {
     const { continuation_id } = input;

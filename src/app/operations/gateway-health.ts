@@ -10,7 +10,7 @@ export const gatewayHealth = defineOperation({
   summary: "Health of this replica: servers by state, groups, rate limiting.",
   permissions: ["mcp_servers:read"],
   input: z.object({}),
-  async run({ fleet, instance, clock, settings, groups }) {
+  async run({ fleet, instance, clock, settings, groups, rateLimiter }) {
     const by_state: Partial<Record<ServerState, number>> = {};
     for (const server of fleet.list())
       by_state[server.lifecycle.state] = (by_state[server.lifecycle.state] ?? 0) + 1;
@@ -22,8 +22,8 @@ export const gatewayHealth = defineOperation({
       groups: groupSummary(groups.views()),
       security: {
         rate_limiting: {
-          // Buckets exist once rate limiting enforces budgets; none is held until then.
-          active_buckets: 0,
+          // Buckets of the command-bus rate limit held now (each is dropped once refilled).
+          active_buckets: rateLimiter?.activeBuckets ?? 0,
           config: {
             requests_per_second: settings.rateLimit.rps,
             burst_size: settings.rateLimit.burst,

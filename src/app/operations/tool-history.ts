@@ -20,12 +20,13 @@ export const toolHistory = defineOperation({
   kind: "query",
   summary: "Tool invocations of one server from the event store, oldest first, paged by stream version.",
   permissions: ["mcp_servers:read"],
+  tenantAware: true,
   input: z.object({
     mcp_server: z.string().min(1),
     limit: clampedInt(DEFAULT_LIMIT, 1, MAX_LIMIT),
     from_position: clampedInt(0, 0, Number.MAX_SAFE_INTEGER),
   }),
-  async run({ fleet, eventStore }, input) {
+  async run({ fleet, eventStore }, input, ctx) {
     const server = fleet.require(input.mcp_server);
     // Read-your-writes when the store keeps up; an unavailable store must not hang the request.
     await Promise.race([eventStore.flush(), new Promise((resolve) => setTimeout(resolve, FLUSH_WAIT_MS))]);
@@ -34,7 +35,12 @@ export const toolHistory = defineOperation({
       limit: input.limit,
       types: HISTORY_TYPES,
     });
-    const history = stored.map(({ event, stream_version, position }) => {
+    // A caller confined to a tenant (a tenant-scoped grant) sees that tenant's invocations only.
+    const visible =
+      ctx.confinedTo === undefined
+        ? stored
+        : stored.filter(({ event }) => (event as { tenant_id?: unknown }).tenant_id === ctx.confinedTo);
+    const history = visible.map(({ event, stream_version, position }) => {
       const { type, ...rest } = event;
       return { event_type: type, ...rest, version: stream_version, position };
     });

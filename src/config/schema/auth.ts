@@ -210,7 +210,13 @@ export const authSchema = section({
       addError(ctx, ["oidc", oidc.jwks_uri === undefined ? "issuer" : "jwks_uri"], JWKS_RULE);
     }
   }
+  // Tokens pick their issuer entry by `iss`: two entries for one issuer would leave it ambiguous.
+  const seen = new Set<string>();
   oidc.issuers.forEach((entry, index) => {
+    if (seen.has(entry.issuer)) {
+      addError(ctx, ["oidc", "issuers", index, "issuer"], "is listed twice: each issuer may appear once");
+    }
+    seen.add(entry.issuer);
     if (!isAcceptableJwksUrl(entry.jwks_uri ?? entry.issuer)) {
       addError(
         ctx,

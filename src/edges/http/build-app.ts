@@ -1,11 +1,14 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { AppServices } from "../../app/services.js";
+import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
 import { registerErrorHandling } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
+import { authRoutes } from "./routes/auth.js";
 import { groupRoutes } from "./routes/groups.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
+import { type ProtectedResourceMetadata, protectedResourceRoutes } from "./routes/protected-resource.js";
 import { systemRoutes } from "./routes/system.js";
 import { type EventStreamOptions, registerEventStream } from "./ws/register-event-stream.js";
 
@@ -20,6 +23,10 @@ export interface HttpEdgeOptions {
   bodyLimitBytes?: number;
   /** Mounts `/api/ws/events` (docs/websocket.md); absent, no WebSocket endpoint is served. */
   webSocket?: EventStreamOptions;
+  /** With authentication on: who may call which route (absent, every caller is anonymous). */
+  authentication?: HttpAuthentication;
+  /** RFC 9728 metadata at `/.well-known/oauth-protected-resource` (when `oidc.resource_uri` is set). */
+  protectedResource?: ProtectedResourceMetadata | null;
 }
 
 /** Four MiB, the MCP SDK's own request body limit, applied to REST bodies too. */
@@ -38,13 +45,16 @@ export async function buildHttpApp(
   });
   registerErrorHandling(app);
   registerJsonBody(app);
+  if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
   healthRoutes(app, services, options.readinessChecks ?? []);
+  if (options.protectedResource) protectedResourceRoutes(app, options.protectedResource);
   await app.register(
     async (api) => {
       registerCollectionRedirects(api, API_PREFIX);
       mcpServerRoutes(api, services);
       groupRoutes(api, services);
       systemRoutes(api, services);
+      authRoutes(api, services);
       healthRoutes(api, services, options.readinessChecks ?? []);
     },
     { prefix: API_PREFIX },

@@ -1,7 +1,15 @@
 import type { FastifyRequest } from "fastify";
-import { ANONYMOUS, type RequestContext } from "../../app/context.js";
+import type { RequestContext } from "../../app/context.js";
+import { callerOf } from "./plugins/authentication.js";
 
-/** The caller of a REST request. Authentication plugs in here; until it is on, callers are anonymous. */
-export function restContext(_request: FastifyRequest): RequestContext {
-  return { principal: ANONYMOUS, authenticated: false, channel: "rest" };
+/** The caller of a REST request, as authentication established it (anonymous with auth off). */
+export function restContext(request: FastifyRequest): RequestContext {
+  const caller = callerOf(request);
+  return {
+    principal: caller.principal,
+    authenticated: caller.authenticated,
+    channel: "rest",
+    clientAddress: caller.clientAddress,
+    ...(caller.confinedTo !== undefined && { confinedTo: caller.confinedTo }),
+  };
 }

@@ -3,9 +3,16 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ANONYMOUS, type RequestContext } from "../../app/context.js";
+import type { RequestContext } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
 import { createOriginCheck, isLoopbackHost, type OriginCheck } from "../http/origin-policy.js";
+import {
+  authenticateRequest,
+  type Caller,
+  callerOf,
+  type HttpAuthentication,
+  sendAuthenticationFailure,
+} from "../http/plugins/authentication.js";
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
 
@@ -28,6 +35,8 @@ export interface McpEndpointOptions {
    * otherwise GET answers 405 (egress sends no server-initiated messages).
    */
   serverStream?: boolean;
+  /** With authentication on: every request is authenticated, and a session stays its principal's. */
+  authentication?: HttpAuthentication;
 }
 
 /** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
@@ -40,6 +49,11 @@ interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
+  /**
+   * Who calls: set by the request that opened the session, renewed by every later one (a fresh JWT),
+   * which must authenticate as the same principal.
+   */
+  identity: { caller: Caller };
 }
 
 /**
@@ -101,15 +115,19 @@ export class McpHttpEndpoint {
   private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.body === MALFORMED_BODY) return reply.status(400).send(rpcError(-32700, "Parse error"));
     if (request.headers["mcp-session-id"]) return this.handleExisting(request, reply);
+    const caller = await this.authenticate(request, reply);
+    if (!caller) return;
     if (!isInitializeRequest(request.body)) {
       return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
     }
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
     const key = randomUUID();
+    const identity = { caller };
     const contextOf = (signal: AbortSignal): RequestContext => ({
-      principal: ANONYMOUS,
-      authenticated: false,
+      principal: identity.caller.principal,
+      authenticated: identity.caller.authenticated,
       channel: "mcp-http",
+      clientAddress: identity.caller.clientAddress,
       signal,
     });
     const server = this.options.sessionServer
@@ -118,7 +136,7 @@ export class McpHttpEndpoint {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => key,
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { server, transport, lastSeen: Date.now() });
+        this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity });
       },
     });
     transport.onclose = () => {
@@ -130,12 +148,35 @@ export class McpHttpEndpoint {
   }
 
   private async handleExisting(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const caller = await this.authenticate(request, reply);
+    if (!caller) return;
     const id = request.headers["mcp-session-id"];
     const session = typeof id === "string" ? this.sessions.get(id) : undefined;
     if (!session) return reply.status(404).send(rpcError(-32001, "Session not found"));
+    // Another principal must not learn that the session exists, let alone use it.
+    if (caller.principal.id !== session.identity.caller.principal.id) {
+      return reply.status(404).send(rpcError(-32001, "Session not found"));
+    }
+    session.identity.caller = caller;
     session.lastSeen = Date.now();
     reply.hijack();
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /** The caller of a request, or null once the refusal was sent (401, or 429 while locked out). */
+  private async authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Caller | null> {
+    const auth = this.options.authentication;
+    if (!auth) return callerOf(request);
+    const outcome = await authenticateRequest(request, auth);
+    if (!outcome.ok) {
+      sendAuthenticationFailure(reply, outcome, auth);
+      return null;
+    }
+    return {
+      principal: outcome.principal,
+      authenticated: outcome.authenticated,
+      clientAddress: outcome.clientAddress,
+    };
   }
 
   private sweepIdle(): void {

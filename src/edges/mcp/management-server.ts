@@ -12,6 +12,7 @@ import type { RequestContext } from "../../app/context.js";
 import { execute } from "../../app/execute.js";
 import type { AppServices } from "../../app/services.js";
 import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
+import { callerAccess, egressRefusal } from "./tool-visibility.js";
 
 export const SERVER_NAME = "airlock";
 
@@ -34,7 +35,12 @@ export async function callManagementTool(
 ): Promise<ToolResultPayload> {
   try {
     const input = exposure.toInput ? exposure.toInput(args) : args;
-    return toolSuccess(await execute(services, exposure.operation, input, ctx));
+    return toolSuccess(
+      await execute(services, exposure.operation, input, ctx, {
+        rateLimitExempt: exposure.readOnly,
+        route: `mcp:${exposure.name}`,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof Error && "type" in error)) {
       services.logger.error(
@@ -75,7 +81,10 @@ export function createManagementServer(
     const name = request.params.name;
     const exposure = BY_NAME.get(name);
     if (!exposure) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
-    return callManagementTool(services, exposure, request.params.arguments ?? {}, contextOf(extra.signal));
+    const ctx = contextOf(extra.signal);
+    const refusal = await egressRefusal(callerAccess(services, ctx), exposure);
+    if (refusal !== null) return { content: [{ type: "text", text: refusal }], isError: true };
+    return callManagementTool(services, exposure, request.params.arguments ?? {}, ctx);
   });
   return server;
 }

@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ANONYMOUS, type RequestContext } from "../../app/context.js";
+import { ANONYMOUS, type Principal, type RequestContext } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
 import { createManagementServer } from "./management-server.js";
 
@@ -11,10 +11,13 @@ import { createManagementServer } from "./management-server.js";
 export async function serveStdio(
   services: AppServices,
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server,
+  declared?: Principal,
 ): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
+  // `auth.stdio.principal` declares who the stdio client is, without verification; without it
+  // the client has no identity (spec 2 §4: with auth on, management tools are refused).
   const contextOf = (signal: AbortSignal): RequestContext => ({
-    principal: ANONYMOUS,
-    authenticated: false,
+    principal: declared ?? ANONYMOUS,
+    authenticated: declared !== undefined,
     channel: "mcp-stdio",
     signal,
   });

@@ -1,15 +1,52 @@
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
+import type { RequestContext } from "../../app/context.js";
+import type { AppServices } from "../../app/services.js";
 
 /**
- * What a caller may call among the management tools. The one per-caller filter of the MCP surface:
- * role-based authorization plugs in here.
+ * What a caller may call on the MCP surface. The one per-caller filter of the MCP edge: every
+ * listing and call asks it.
  */
 export interface CallerAccess {
-  mayCall(exposure: ToolExposure): boolean;
+  /** False when the caller proved no identity (stdio without `auth.stdio.principal`). */
+  readonly identified: boolean;
+  /** Null when the caller may call the management tool; otherwise the permission it lacks. */
+  missingFor(exposure: ToolExposure): Promise<string | null>;
+  /** Whether upstream tools, resources and prompts are served to the caller (front door). */
+  mayUseUpstreams(): Promise<boolean>;
 }
 
 /** Authentication off: every caller may call every tool (spec 2 §4 "Visibility"). */
-export const UNRESTRICTED: CallerAccess = { mayCall: () => true };
+export const UNRESTRICTED: CallerAccess = {
+  identified: true,
+  missingFor: async () => null,
+  mayUseUpstreams: async () => true,
+};
+
+/** Upstream traffic through the front door needs what `gateway_call` needs. */
+const UPSTREAM_PERMISSION = "tool:invoke";
+
+/** The access of a caller: decided by its roles when authentication is on. */
+export function callerAccess(services: AppServices, ctx: RequestContext): CallerAccess {
+  const { settings, authorizer } = services;
+  if (!settings.authEnabled) return UNRESTRICTED;
+  const identified = ctx.authenticated || settings.allowAnonymous;
+  const allows = async (permissions: readonly string[], tenantAware: boolean) => {
+    if (!identified) return false;
+    if (permissions.length === 0) return ctx.authenticated;
+    return (await authorizer.decide(ctx.principal, permissions, { tenantAware })).allowed;
+  };
+  return {
+    identified,
+    async missingFor(exposure) {
+      const { permissions, tenantAware } = exposure.operation;
+      if (await allows(permissions, tenantAware ?? false)) return null;
+      for (const permission of permissions)
+        if (!(await allows([permission], tenantAware ?? false))) return permission;
+      return permissions[0] ?? "authentication";
+    },
+    mayUseUpstreams: () => allows([UPSTREAM_PERMISSION], false),
+  };
+}
 
 const FRONT_DOOR_TOOLS = TOOL_EXPOSURES.filter((tool) => tool.frontDoor);
 const BY_NAME = new Map(TOOL_EXPOSURES.map((tool) => [tool.name, tool]));
@@ -18,12 +55,32 @@ const BY_NAME = new Map(TOOL_EXPOSURES.map((tool) => [tool.name, tool]));
  * The management tools a caller sees on the front door: only those it may call, never
  * `gateway_call` or the continuation tools (the egress surface lists all 22 and refuses at call).
  */
-export function frontDoorManagementTools(access: CallerAccess): ToolExposure[] {
-  return FRONT_DOOR_TOOLS.filter((tool) => access.mayCall(tool));
+export async function frontDoorManagementTools(access: CallerAccess): Promise<ToolExposure[]> {
+  const allowed = await Promise.all(
+    FRONT_DOOR_TOOLS.map(async (tool) => (await access.missingFor(tool)) === null),
+  );
+  return FRONT_DOOR_TOOLS.filter((_tool, index) => allowed[index]);
 }
 
 /** The management tool a front-door call names, or undefined when it is unknown or hidden (-32601). */
-export function frontDoorManagementTool(access: CallerAccess, name: string): ToolExposure | undefined {
+export async function frontDoorManagementTool(
+  access: CallerAccess,
+  name: string,
+): Promise<ToolExposure | undefined> {
   const tool = BY_NAME.get(name);
-  return tool?.frontDoor && access.mayCall(tool) ? tool : undefined;
+  if (!tool?.frontDoor) return undefined;
+  return (await access.missingFor(tool)) === null ? tool : undefined;
+}
+
+/**
+ * Why an egress caller may not call a management tool (spec 2 §4), or null when it may:
+ * `Authentication required to call '<tool>'` for a caller without identity (stdio without a
+ * principal), `Not authorized to call '<tool>': <permission> permission required` otherwise.
+ */
+export async function egressRefusal(access: CallerAccess, exposure: ToolExposure): Promise<string | null> {
+  if (!access.identified) return `Authentication required to call '${exposure.name}'`;
+  const missing = await access.missingFor(exposure);
+  return missing === null
+    ? null
+    : `Not authorized to call '${exposure.name}': ${missing} permission required`;
 }

@@ -23,6 +23,11 @@ const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "McpServerNotHereError",
   "McpServerDegradedError",
   "ToolTimeoutError",
+  "CannotModifyBuiltinRoleError",
+  "RoleNotFoundError",
+  "RoleAlreadyExistsError",
+  "ApiKeyNotFoundError",
+  "AuthDisabledError",
 ]);
 
 /**

@@ -35,7 +35,7 @@ export type StreamAuthenticator = (
 export type StreamAuthorizer = (
   principal: Principal,
   authenticated: boolean,
-) => boolean | { tenantScope: string | null };
+) => boolean | { tenantScope: string | null } | Promise<boolean | { tenantScope: string | null }>;
 
 /** With authentication off every caller is the anonymous principal, and it may read the stream. */
 export const allowAnonymous: StreamAuthenticator = async () => ({
@@ -85,7 +85,7 @@ export async function judgeHandshake(
     return { ok: false, reason: authentication.reason };
   }
   const { principal, authenticated } = authentication;
-  const grant = rules.authorize(principal, authenticated);
+  const grant = await rules.authorize(principal, authenticated);
   if (grant === false) {
     rules.logger.info({ principal_id: principal.id }, "event stream refused: audit:read missing");
     return { ok: false, reason: ACCESS_DENIED };

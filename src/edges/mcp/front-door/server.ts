@@ -18,7 +18,7 @@ import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import type { AppServices } from "../../../app/services.js";
 import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../../domain/errors.js";
 import { callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
-import { type CallerAccess, frontDoorManagementTool, frontDoorManagementTools } from "../tool-visibility.js";
+import { callerAccess, frontDoorManagementTool, frontDoorManagementTools } from "../tool-visibility.js";
 import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -36,7 +36,6 @@ export interface FrontDoorServerOptions {
   /** The session's key: transport session id, or `stdio`. */
   key: string;
   contextOf: (signal: AbortSignal) => RequestContext;
-  access: CallerAccess;
 }
 
 /**
@@ -45,7 +44,8 @@ export interface FrontDoorServerOptions {
  * and tasks relayed to the server that owns them.
  */
 export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
-  const { services, relay, hub, key, access } = options;
+  const { services, relay, hub, key } = options;
+  const accessOf = (signal: AbortSignal) => callerAccess(services, options.contextOf(signal));
   const server = new Server(
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: capabilities(relay.relaysTasks) },
@@ -54,9 +54,12 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   server.removeRequestHandler("logging/setLevel");
   const session: FrontDoorSession = { key, server, subscriptions: new Set() };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [...frontDoorManagementTools(access).map(listedTool), ...relay.projection.tools().map(listing)],
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const access = accessOf(extra.signal);
+    const management = (await frontDoorManagementTools(access)).map(listedTool);
+    if (!(await access.mayUseUpstreams())) return { tools: management };
+    return { tools: [...management, ...relay.projection.tools().map(listing)] };
+  });
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
     const leaves: (() => void)[] = [];
     const channel = channelOf(session, extra);
@@ -67,6 +70,9 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
     };
     try {
+      if (request.method !== "tools/call" && !(await accessOf(extra.signal).mayUseUpstreams())) {
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      }
       return await dispatch(request.method, request.params, call, extra);
     } catch (error) {
       throw toMcpError(error, services);
@@ -133,8 +139,11 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       throw new McpError(ErrorCode.InvalidParams, "arguments must be an object");
     }
     const args = rawArgs as Record<string, unknown>;
-    const management = frontDoorManagementTool(access, name);
+    const access = accessOf(extra.signal);
+    const management = await frontDoorManagementTool(access, name);
     if (management) return callManagementTool(services, management, args, options.contextOf(extra.signal));
+    if (!(await access.mayUseUpstreams()))
+      throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
     try {
       return await relay.callTool(name, args, relayedParams(params), call);
     } catch (error) {

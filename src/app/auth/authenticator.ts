@@ -1,0 +1,147 @@
+import { ANONYMOUS, type Principal } from "../context.js";
+import type { ApiKeyRepository, ApiKeyUse } from "../ports/api-key-repository.js";
+import type { Clock } from "../ports/clock.js";
+import type { Hasher } from "../ports/hasher.js";
+import type { Logger } from "../ports/logger.js";
+import type { TokenVerifier } from "../ports/token-verifier.js";
+import { type LockoutSettings, LoginLockout } from "./login-lockout.js";
+
+/** The credentials a request carried; each absent when not sent or empty. */
+export interface Credentials {
+  /** The API-key header (`auth.api_key.header_name`). */
+  apiKey?: string | undefined;
+  /** The token of `Authorization: Bearer <token>` (or a `?token=` where an edge accepts one). */
+  bearer?: string | undefined;
+  /** The client's address after trusted proxies: failures count against it. */
+  clientAddress: string;
+}
+
+/** Spec 2 §5: the authentication failure messages. */
+export const NO_CREDENTIALS = "No valid credentials provided";
+export const BAD_KEY_FORMAT = "Invalid API key format: must start with 'mcp_'";
+export const KEY_REVOKED = "API key has been revoked";
+export const KEY_EXPIRED = "API key has expired";
+
+export type AuthMethod = "api_key" | "jwt" | "none";
+
+export type Authentication =
+  | { readonly ok: true; readonly principal: Principal; readonly authenticated: boolean }
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly method: AuthMethod;
+      /** Set while the client address is locked out: seconds until it may try again. */
+      readonly retryAfterSeconds?: number;
+      /** Why a token was refused, safe to show. */
+      readonly reason?: string;
+    };
+
+export interface AuthenticatorDeps {
+  apiKeys: ApiKeyRepository;
+  hasher: Hasher;
+  clock: Clock;
+  logger: Logger;
+  /** `auth.api_key.enabled`. */
+  apiKeysEnabled: boolean;
+  /** Null when OIDC is off: a bearer token is then refused. */
+  tokens: TokenVerifier | null;
+  allowAnonymous: boolean;
+  /** `auth.rate_limit`, or null when disabled. */
+  lockout: LockoutSettings | null;
+}
+
+/** How often uses of API keys are written as `last_used_at`, batched. */
+const TOUCH_INTERVAL_MS = 10_000;
+
+/**
+ * Establishes who is calling from the credentials a request carries: an API key in its header, a
+ * JWT as `Authorization: Bearer`, or nothing (anonymous, when allowed). Never logs credentials.
+ * Key lookups are not cached, so a revocation applies to the very next request.
+ */
+export class Authenticator {
+  private readonly lockout: LoginLockout | null;
+  private readonly uses = new Map<string, number>();
+  private readonly flusher: NodeJS.Timeout;
+
+  constructor(private readonly deps: AuthenticatorDeps) {
+    this.lockout = deps.lockout ? new LoginLockout(deps.lockout, deps.clock) : null;
+    this.flusher = setInterval(() => void this.flushUses(), TOUCH_INTERVAL_MS);
+    this.flusher.unref();
+  }
+
+  /** The methods a client may use, for the failure body's `expected_methods`. */
+  get expectedMethods(): AuthMethod[] {
+    const methods: AuthMethod[] = [];
+    if (this.deps.apiKeysEnabled) methods.push("api_key");
+    if (this.deps.tokens) methods.push("jwt");
+    return methods;
+  }
+
+  async authenticate(credentials: Credentials): Promise<Authentication> {
+    const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
+    const locked = this.lockout?.lockedFor(credentials.clientAddress) ?? 0;
+    if (locked > 0) return { ok: false, message: TOO_MANY_ATTEMPTS, method, retryAfterSeconds: locked };
+    const outcome = await this.identify(credentials, method);
+    if (!outcome.ok && method !== "none") this.lockout?.recordFailure(credentials.clientAddress);
+    return outcome;
+  }
+
+  /** Writes pending `last_used_at` updates; called on an interval and at shutdown. */
+  async flushUses(): Promise<void> {
+    if (this.uses.size === 0) return;
+    const batch: ApiKeyUse[] = [...this.uses].map(([key_id, at]) => ({ key_id, at }));
+    this.uses.clear();
+    try {
+      await this.deps.apiKeys.touchLastUsed(batch);
+    } catch (error) {
+      this.deps.logger.warn({ err: String(error), keys: batch.length }, "could not record API key uses");
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flusher);
+    await this.flushUses();
+  }
+
+  private async identify(credentials: Credentials, method: AuthMethod): Promise<Authentication> {
+    if (credentials.apiKey && this.deps.apiKeysEnabled) return this.byApiKey(credentials.apiKey);
+    if (credentials.bearer) return this.byToken(credentials.bearer);
+    if (method === "none" && this.deps.allowAnonymous)
+      return { ok: true, principal: ANONYMOUS, authenticated: false };
+    return { ok: false, message: NO_CREDENTIALS, method };
+  }
+
+  private async byApiKey(raw: string): Promise<Authentication> {
+    if (!raw.startsWith("mcp_")) return { ok: false, message: BAD_KEY_FORMAT, method: "api_key" };
+    const key = await this.deps.apiKeys.findByHash(this.deps.hasher.sha256Hex(raw));
+    if (!key) return { ok: false, message: NO_CREDENTIALS, method: "api_key" };
+    if (key.revoked) return { ok: false, message: KEY_REVOKED, method: "api_key" };
+    const now = this.deps.clock.now() / 1000;
+    if (key.expires_at !== null && key.expires_at <= now) {
+      return { ok: false, message: KEY_EXPIRED, method: "api_key" };
+    }
+    this.uses.set(key.key_id, now);
+    return {
+      ok: true,
+      authenticated: true,
+      principal: { id: key.principal_id, type: "api_key", tenant_id: key.tenant_id, roles: [] },
+    };
+  }
+
+  private async byToken(token: string): Promise<Authentication> {
+    // `Authorization: Bearer` carries JWTs only: an API key there is refused (spec 2 §5).
+    if (token.startsWith("mcp_") || !this.deps.tokens) {
+      return { ok: false, message: NO_CREDENTIALS, method: "jwt" };
+    }
+    const verdict = await this.deps.tokens.verify(token);
+    if (!verdict.ok) return { ok: false, message: NO_CREDENTIALS, method: "jwt", reason: verdict.reason };
+    const { subject, tenant_id, groups } = verdict.token;
+    return {
+      ok: true,
+      authenticated: true,
+      principal: { id: subject, type: "jwt", tenant_id, roles: groups },
+    };
+  }
+}
+
+export const TOO_MANY_ATTEMPTS = "Too many failed authentication attempts; try again later";

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { defineAuthOperation } from "./auth-operation.js";
+import { actorFields, isoFromSeconds } from "./fields.js";
+import { patternList, policyScope, TARGET_RULE } from "./tool-policy-fields.js";
+
+/**
+ * `POST /auth/policies/{scope}/{target_id}` with `allow_list` and `deny_list` (fnmatch globs, absent
+ * is empty): replaces the whole policy. Answers the stored policy `{scope, target_id, allow_list,
+ * deny_list, updated_by, updated_at, set: true}`.
+ */
+export const setToolPolicy = defineAuthOperation({
+  name: "set-tool-policy",
+  kind: "command",
+  summary: "Set the tool access policy of a provider, group or member.",
+  input: z.object({
+    ...actorFields,
+    scope: z.string(),
+    target_id: z
+      .string({ error: TARGET_RULE })
+      .min(1, { error: TARGET_RULE })
+      .max(256, { error: TARGET_RULE }),
+    allow_list: patternList(),
+    deny_list: patternList(),
+  }),
+  async run({ repositories, clock }, input, ctx) {
+    const scope = policyScope(input.scope);
+    const policy = {
+      scope,
+      target_id: input.target_id,
+      allow_list: input.allow_list,
+      deny_list: input.deny_list,
+      updated_at: clock.now() / 1000,
+      updated_by: ctx.principal.id,
+    };
+    await repositories.toolAccessPolicies.set(policy);
+    return {
+      scope,
+      target_id: policy.target_id,
+      allow_list: policy.allow_list,
+      deny_list: policy.deny_list,
+      updated_by: policy.updated_by,
+      updated_at: isoFromSeconds(policy.updated_at),
+      set: true,
+    };
+  },
+});

@@ -1,0 +1,93 @@
+import { Authenticator } from "../app/auth/authenticator.js";
+import type { Authorizer } from "../app/auth/authorizer.js";
+import type { Principal } from "../app/context.js";
+import type { Clock } from "../app/ports/clock.js";
+import type { Hasher } from "../app/ports/hasher.js";
+import type { Logger } from "../app/ports/logger.js";
+import type { StoreRepositories } from "../app/ports/store-repositories.js";
+import type { TokenVerifier } from "../app/ports/token-verifier.js";
+import type { EnvSettings } from "../config/load.js";
+import type { GatewayConfig } from "../config/schema.js";
+import { TrustedProxies } from "../edges/http/client-address.js";
+import type { HttpAuthentication } from "../edges/http/plugins/authentication.js";
+import { protectedResourceMetadataUrl } from "../edges/http/routes/protected-resource.js";
+import type { StreamAuthenticator, StreamAuthorizer } from "../edges/http/ws/handshake.js";
+
+/** Authentication as every edge uses it, when `auth.enabled`. */
+export interface AuthenticationEdges {
+  readonly authenticator: Authenticator;
+  readonly http: HttpAuthentication;
+  readonly streamAuthenticator: StreamAuthenticator;
+  readonly streamAuthorizer: StreamAuthorizer;
+  /** `auth.stdio.principal`, or undefined: the stdio client then has no identity. */
+  readonly stdioPrincipal: Principal | undefined;
+}
+
+export interface AuthenticationDeps {
+  config: GatewayConfig;
+  env: EnvSettings;
+  repositories: StoreRepositories;
+  authorizer: Authorizer;
+  tokens: TokenVerifier | null;
+  hasher: Hasher;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Builds authentication for the HTTP, MCP and WebSocket edges; null when `auth.enabled` is false. */
+export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdges | null {
+  const { config, env } = deps;
+  const auth = config.auth;
+  if (!auth.enabled) return null;
+  const lockout = auth.rate_limit;
+  const authenticator = new Authenticator({
+    apiKeys: deps.repositories.apiKeys,
+    hasher: deps.hasher,
+    clock: deps.clock,
+    logger: deps.logger,
+    apiKeysEnabled: auth.api_key.enabled,
+    tokens: deps.tokens,
+    allowAnonymous: auth.allow_anonymous,
+    lockout: lockout.enabled
+      ? {
+          maxAttempts: lockout.max_attempts,
+          windowSeconds: lockout.window_seconds,
+          lockoutSeconds: lockout.lockout_seconds,
+        }
+      : null,
+  });
+  const proxies = new TrustedProxies(env.trustedProxies);
+  const resourceUri = auth.oidc.enabled ? auth.oidc.resource_uri : undefined;
+  const http: HttpAuthentication = {
+    authenticator,
+    proxies,
+    apiKeyHeader: auth.api_key.header_name,
+    resourceMetadataUrl: resourceUri ? protectedResourceMetadataUrl(resourceUri) : null,
+  };
+  const declared = auth.stdio.principal;
+  return {
+    authenticator,
+    http,
+    // `?token=` carries either kind of credential: an API key by its prefix, a JWT otherwise.
+    streamAuthenticator: async (credentials, request) => {
+      const token = credentials.token;
+      const viaQuery = token?.startsWith("mcp_") ? { apiKey: token } : { bearer: token };
+      const outcome = await authenticator.authenticate({
+        apiKey: credentials.apiKey ?? viaQuery.apiKey,
+        bearer: credentials.bearer ?? viaQuery.bearer,
+        clientAddress: proxies.clientAddress(request),
+      });
+      return outcome.ok ? outcome : { ok: false, reason: outcome.message };
+    },
+    streamAuthorizer: async (principal) => {
+      const decision = await deps.authorizer.decide(principal, ["audit:read"], {
+        tenantAware: true,
+        route: "GET /ws/events",
+      });
+      return decision.allowed ? { tenantScope: decision.tenant } : false;
+    },
+    stdioPrincipal: declared
+      ? { id: declared.id, type: "stdio", tenant_id: declared.tenant_id, roles: declared.roles }
+      : undefined,
+  };
+}

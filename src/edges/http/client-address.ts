@@ -1,0 +1,48 @@
+import type { FastifyRequest } from "fastify";
+import { type Cidr, cidrContains, type IpAddress, parseCidr, parseIp } from "../../domain/policy/ssrf.js";
+
+/** Who may speak for the client through `X-Forwarded-For` (`MCP_TRUSTED_PROXIES`). */
+export class TrustedProxies {
+  private readonly networks: Cidr[];
+
+  /** Addresses or CIDRs; a bare address is a single-host network. */
+  constructor(entries: readonly string[]) {
+    this.networks = entries
+      .map((entry) => parseCidr(entry.includes("/") ? entry : `${entry}/${entry.includes(":") ? 128 : 32}`))
+      .filter((cidr) => cidr !== undefined);
+  }
+
+  trusts(address: string): boolean {
+    const ip = toIp(address);
+    return ip !== undefined && this.networks.some((network) => cidrContains(network, ip));
+  }
+
+  /**
+   * The client's address: the peer, unless the peer is a trusted proxy, in which case
+   * `X-Forwarded-For` is read from the right, skipping trusted proxies, and the first address not
+   * trusted is the client's. A malformed entry ends the walk at the last trusted hop.
+   */
+  clientAddress(request: FastifyRequest): string {
+    const peer = request.socket.remoteAddress ?? "unknown";
+    if (!this.trusts(peer)) return peer;
+    const header = request.headers["x-forwarded-for"];
+    const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+      .split(",")
+      .map((hop) => hop.trim())
+      .filter((hop) => hop.length > 0);
+    let client = peer;
+    for (let index = hops.length - 1; index >= 0; index--) {
+      const hop = hops[index] as string;
+      if (toIp(hop) === undefined) break;
+      client = hop;
+      if (!this.trusts(hop)) break;
+    }
+    return client;
+  }
+}
+
+/** An address as a socket or a header gives it (IPv4-mapped IPv6 read as IPv4). */
+function toIp(text: string): IpAddress | undefined {
+  const plain = text.startsWith("::ffff:") && text.includes(".") ? text.slice("::ffff:".length) : text;
+  return parseIp(plain);
+}

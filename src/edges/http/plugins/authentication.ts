@@ -1,0 +1,159 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type Authentication, type Authenticator, NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
+import { ANONYMOUS, type Principal } from "../../../app/context.js";
+import type { AppServices } from "../../../app/services.js";
+import { routePermission } from "../../../domain/auth/route-permissions.js";
+import type { TrustedProxies } from "../client-address.js";
+
+/** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
+export interface Caller {
+  principal: Principal;
+  authenticated: boolean;
+  clientAddress: string;
+  /** The tenant a tenant-scoped grant confines the caller to on this route. */
+  confinedTo?: string;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+export interface HttpAuthentication {
+  authenticator: Authenticator;
+  proxies: TrustedProxies;
+  /** `auth.api_key.header_name`. */
+  apiKeyHeader: string;
+  /** RFC 9728 metadata URL advertised in `WWW-Authenticate` (when `oidc.resource_uri` is set). */
+  resourceMetadataUrl: string | null;
+}
+
+/** Establishes the caller of an HTTP request from its API-key header or `Authorization: Bearer`. */
+export async function authenticateRequest(
+  request: FastifyRequest,
+  auth: HttpAuthentication,
+): Promise<Authentication & { clientAddress: string }> {
+  const clientAddress = auth.proxies.clientAddress(request);
+  const apiKey = singleHeader(request, auth.apiKeyHeader.toLowerCase());
+  const authorization = singleHeader(request, "authorization");
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const outcome = await auth.authenticator.authenticate({ apiKey, bearer, clientAddress });
+  return { ...outcome, clientAddress };
+}
+
+/**
+ * The refusal of an unauthenticated request (spec 2 §7): 401 with the flat body
+ * `{error:'authentication_failed', message, details:{auth_method, expected_methods}}` and a
+ * `WWW-Authenticate` challenge; 429 with `Retry-After` while the client address is locked out.
+ */
+export function sendAuthenticationFailure(
+  reply: FastifyReply,
+  failure: Extract<Authentication, { ok: false }>,
+  auth: HttpAuthentication,
+): FastifyReply {
+  if (failure.retryAfterSeconds !== undefined) {
+    return reply
+      .status(429)
+      .header("Retry-After", String(failure.retryAfterSeconds))
+      .send({
+        error: "too_many_attempts",
+        message: failure.message,
+        details: { retry_after: failure.retryAfterSeconds },
+      });
+  }
+  const expected = auth.authenticator.expectedMethods;
+  return reply
+    .status(401)
+    .header("WWW-Authenticate", challenge(expected, auth))
+    .send({
+      error: "authentication_failed",
+      message: failure.message,
+      details: {
+        auth_method: failure.method,
+        expected_methods: expected,
+        ...(failure.reason !== undefined && { reason: failure.reason }),
+      },
+    });
+}
+
+function challenge(expected: readonly string[], auth: HttpAuthentication): string {
+  const challenges: string[] = [];
+  if (expected.includes("jwt")) {
+    const metadata = auth.resourceMetadataUrl ? `, resource_metadata="${auth.resourceMetadataUrl}"` : "";
+    challenges.push(`Bearer realm="airlock"${metadata}`);
+  }
+  if (expected.includes("api_key")) challenges.push(`ApiKey realm="airlock", header="${auth.apiKeyHeader}"`);
+  return challenges.join(", ") || 'Bearer realm="airlock"';
+}
+
+/** Routes under `/api` that answer without authentication: the mirrored health probes. */
+const PUBLIC = /^\/health\//;
+
+/**
+ * Authentication and the route table for REST (spec 2 §5): every `/api` route but the health
+ * probes and the WebSocket (whose handshake authenticates itself) needs an authenticated caller
+ * whose roles grant the route's permissions; a route missing from the table is denied (403).
+ */
+export function registerAuthentication(
+  app: FastifyInstance,
+  services: AppServices,
+  auth: HttpAuthentication,
+  prefix: string,
+): void {
+  app.decorateRequest("caller", null);
+  app.addHook("onRequest", async (request, reply) => {
+    const url = request.routeOptions.url;
+    if (url === undefined || !url.startsWith(`${prefix}/`)) return;
+    const path = url.slice(prefix.length);
+    if (PUBLIC.test(path) || path === "/ws/events") return;
+    const outcome = await authenticateRequest(request, auth);
+    if (!outcome.ok) return sendAuthenticationFailure(reply, outcome, auth);
+    const caller: Caller = {
+      principal: outcome.principal,
+      authenticated: outcome.authenticated,
+      clientAddress: outcome.clientAddress,
+    };
+    request.caller = caller;
+    const rule = routePermission(request.method, path);
+    if (!rule) return deny(reply, "this route is not permitted");
+    const requirement = rule.requirement;
+    if (requirement.kind === "authenticated") {
+      if (caller.authenticated) return;
+      return sendAuthenticationFailure(reply, { ok: false, message: NO_CREDENTIALS, method: "none" }, auth);
+    }
+    if (requirement.kind === "admin") {
+      if (await services.authorizer.isAdmin(caller.principal)) return;
+      return deny(reply, "admin role required");
+    }
+    const decision = await services.authorizer.decide(caller.principal, requirement.permissions, {
+      tenantAware: rule.tenantAware,
+      route: `${request.method} ${path}`,
+    });
+    if (!decision.allowed) return deny(reply, `${requirement.permissions.join(" and ")} permission required`);
+    if (decision.tenant !== null) caller.confinedTo = decision.tenant;
+  });
+}
+
+function deny(reply: FastifyReply, message: string): FastifyReply {
+  return reply
+    .status(403)
+    .send({ error: { code: "AccessDeniedError", message: `Access denied: ${message}`, details: null } });
+}
+
+/** The caller of a request that passed authentication, or the anonymous caller when auth is off. */
+export function callerOf(request: FastifyRequest): Caller {
+  return (
+    request.caller ?? {
+      principal: ANONYMOUS,
+      authenticated: false,
+      clientAddress: request.socket.remoteAddress ?? "unknown",
+    }
+  );
+}
+
+function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text && text.trim().length > 0 ? text.trim() : undefined;
+}

@@ -1,0 +1,288 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fleetYaml, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import type { ToolResult } from "../support/mcp-client.js";
+import { Peer } from "../support/ws-peer.js";
+
+const authYaml = (attempts = 1000) => `
+auth:
+  enabled: true
+  rate_limit: {max_attempts: ${attempts}, window_seconds: 60, lockout_seconds: 30}
+  role_assignments:
+    - {principal: alice, role: admin}
+    - {principal: bob, role: viewer}
+    - {principal: carol, role: auditor}
+    - {principal: dave, role: developer, scope: "tenant:t1"}
+    - {principal: erin, role: service-account}
+${fleetYaml()}`;
+
+/** Creates a key for a principal straight in the store; answers the raw key. */
+async function keyFor(
+  gw: TestGateway,
+  principal: string,
+  extra: { expires_at?: number; tenant_id?: string } = {},
+) {
+  const { repositories, hasher } = gw.gateway.services;
+  const raw = `mcp_${principal}_${Math.random().toString(36).slice(2)}`;
+  await repositories.apiKeys.create({
+    key_id: `key-${principal}-${Math.random().toString(36).slice(2)}`,
+    key_hash: hasher.sha256Hex(raw),
+    principal_id: principal,
+    name: `${principal}'s key`,
+    created_by: "test",
+    created_at: Date.now() / 1000,
+    expires_at: extra.expires_at ?? null,
+    tenant_id: extra.tenant_id ?? null,
+  });
+  return raw;
+}
+
+let gw: TestGateway;
+let base: string;
+const keys: Record<string, string> = {};
+
+const get = (url: string, key?: string, headers: Record<string, string> = {}) =>
+  gw.app.inject({ method: "GET", url, headers: { ...(key && { "x-api-key": key }), ...headers } });
+
+beforeAll(async () => {
+  gw = await startTestGateway(authYaml());
+  base = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+  for (const name of ["alice", "bob", "carol", "dave", "erin", "nobody"]) keys[name] = await keyFor(gw, name);
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+describe("REST authentication", () => {
+  it("refuses a request without credentials with the flat 401 body and a challenge", async () => {
+    const response = await get("/api/mcp_servers/");
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["www-authenticate"]).toContain("ApiKey");
+    expect(response.json()).toEqual({
+      error: "authentication_failed",
+      message: "No valid credentials provided",
+      details: { auth_method: "none", expected_methods: ["api_key"] },
+    });
+  });
+
+  it("answers the spec's messages for a malformed, a revoked and an expired key", async () => {
+    expect((await get("/api/mcp_servers/", "sk_wrong")).json().message).toBe(
+      "Invalid API key format: must start with 'mcp_'",
+    );
+    const revoked = await keyFor(gw, "bob");
+    const { repositories } = gw.gateway.services;
+    const stored = (await repositories.apiKeys.list("bob", true)).at(-1);
+    await repositories.apiKeys.revoke(stored?.key_id ?? "", {
+      revoked_by: "test",
+      reason: "",
+      at: Date.now() / 1000,
+    });
+    expect((await get("/api/mcp_servers/", revoked)).json().message).toBe("API key has been revoked");
+    const expired = await keyFor(gw, "bob", { expires_at: Date.now() / 1000 - 10 });
+    expect((await get("/api/mcp_servers/", expired)).json().message).toBe("API key has expired");
+    expect((await get("/api/mcp_servers/", "mcp_unknown")).json().message).toBe(
+      "No valid credentials provided",
+    );
+  });
+
+  it("refuses an API key sent as Authorization: Bearer", async () => {
+    const response = await get("/api/mcp_servers/", undefined, { authorization: `Bearer ${keys.bob}` });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it("lets a viewer read and refuses it changes with 403 AccessDeniedError", async () => {
+    expect((await get("/api/mcp_servers/", keys.bob)).statusCode).toBe(200);
+    const me = await get("/api/system/me", keys.bob);
+    expect(me.json()).toEqual({ authenticated: true, principal: { id: "bob", type: "api_key" } });
+    const start = await gw.app.inject({
+      method: "POST",
+      url: "/api/mcp_servers/math/start",
+      headers: { "x-api-key": keys.bob },
+    });
+    expect(start.statusCode).toBe(403);
+    expect(start.json().error.code).toBe("AccessDeniedError");
+  });
+
+  it("denies a principal holding no role everywhere but /system", async () => {
+    expect((await get("/api/mcp_servers/", keys.nobody)).statusCode).toBe(403);
+    expect((await get("/api/system/", keys.nobody)).statusCode).toBe(200);
+    expect((await get("/api/groups/", keys.nobody)).statusCode).toBe(403);
+  });
+
+  it("passes a tenant-scoped grant only on tenant-aware routes", async () => {
+    expect((await get("/api/mcp_servers/", keys.dave)).statusCode).toBe(403);
+    expect((await get("/api/mcp_servers/math/tools/history", keys.dave)).statusCode).toBe(200);
+  });
+
+  it("lets only admin reach /auth", async () => {
+    expect((await get("/api/auth/roles", keys.bob)).statusCode).toBe(403);
+    expect((await get("/api/auth/roles", keys.alice)).statusCode).not.toBe(403);
+  });
+
+  it("records last_used_at of a key that was used (written in batches, at the latest on shutdown)", async () => {
+    const own = await startTestGateway(authYaml());
+    const key = await keyFor(own, "erin");
+    const { repositories } = own.gateway.services;
+    expect((await repositories.apiKeys.list("erin", true))[0]?.last_used_at).toBeNull();
+    await own.app.inject({ method: "GET", url: "/api/system/", headers: { "x-api-key": key } });
+    await own.close();
+    expect((await repositories.apiKeys.list("erin", true))[0]?.last_used_at).toEqual(expect.any(Number));
+  });
+});
+
+describe("MCP authentication and visibility (egress)", () => {
+  const connectAs = async (key: string) => {
+    const client = new Client({ name: "auth-tests", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", base), {
+        requestInit: { headers: { "x-api-key": key } },
+      }),
+    );
+    return client;
+  };
+
+  it("answers 401 to an initialize without credentials", async () => {
+    const response = await fetch(new URL("/mcp", base), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: string }).error).toBe("authentication_failed");
+  });
+
+  it("lists all 22 tools to a viewer and refuses what it may not call with the spec's text", async () => {
+    const client = await connectAs(keys.bob as string);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(22);
+      const list = (await client.callTool({ name: "gateway_list", arguments: {} })) as ToolResult;
+      expect(list.isError).not.toBe(true);
+      const start = (await client.callTool({
+        name: "gateway_start",
+        arguments: { mcp_server: "math" },
+      })) as ToolResult;
+      expect(start).toMatchObject({
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: "Not authorized to call 'gateway_start': mcp_servers:lifecycle permission required",
+          },
+        ],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps a session to the principal that opened it", async () => {
+    const client = await connectAs(keys.bob as string);
+    try {
+      const session = (client.transport as StreamableHTTPClientTransport).sessionId ?? "";
+      const response = await fetch(new URL("/mcp", base), {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": session,
+          "mcp-protocol-version": "2025-06-18",
+          "x-api-key": keys.alice as string,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: {} }),
+      });
+      expect(response.status).toBe(404);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("WebSocket authorization", () => {
+  it("refuses a principal without audit:read and admits an auditor", async () => {
+    const ws = base.replace("http", "ws");
+    const viewer = new Peer(`${ws}/api/ws/events`, { headers: { "x-api-key": keys.bob as string } });
+    expect(await viewer.closed).toMatchObject({ code: 1008 });
+    const auditor = new Peer(`${ws}/api/ws/events`, { headers: { "x-api-key": keys.carol as string } });
+    await auditor.subscribe({ event_types: ["*"] });
+    auditor.close();
+  });
+});
+
+describe("the login-attempt lockout", () => {
+  it("locks a client address out after max_attempts failures, with 429 and Retry-After", async () => {
+    const own = await startTestGateway(authYaml(5));
+    try {
+      const good = await keyFor(own, "alice");
+      for (let i = 0; i < 5; i++) {
+        const response = await own.app.inject({
+          method: "GET",
+          url: "/api/system/",
+          headers: { "x-api-key": "mcp_bad" },
+        });
+        expect(response.statusCode).toBe(401);
+      }
+      const locked = await own.app.inject({
+        method: "GET",
+        url: "/api/system/",
+        headers: { "x-api-key": good },
+      });
+      expect(locked.statusCode).toBe(429);
+      expect(Number(locked.headers["retry-after"])).toBeGreaterThan(0);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe("front door visibility with auth on", () => {
+  it("shows a viewer the nine management tools and no upstream tool; a hidden tool answers -32601", async () => {
+    const own = await startTestGateway(
+      authYaml().replace("auth:\n", "tool_access:\n  mode: front_door\nauth:\n"),
+    );
+    const url = await own.app.listen({ host: "127.0.0.1", port: 0 });
+    own.gateway.startBackground();
+    const viewerKey = await keyFor(own, "bob");
+    const devKey = await keyFor(own, "erin");
+    const connect = async (key: string) => {
+      const client = new Client({ name: "auth-tests", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("/mcp", url), {
+          requestInit: { headers: { "x-api-key": key } },
+        }),
+      );
+      return client;
+    };
+    const viewer = await connect(viewerKey);
+    const service = await connect(devKey);
+    try {
+      const names = (await viewer.listTools()).tools.map((t) => t.name).sort();
+      expect(names).toEqual(
+        [
+          "gateway_details",
+          "gateway_discovered",
+          "gateway_group_list",
+          "gateway_health",
+          "gateway_list",
+          "gateway_metrics",
+          "gateway_sources",
+          "gateway_status",
+          "gateway_tools",
+        ].sort(),
+      );
+      const error = await viewer
+        .callTool({ name: "gateway_start", arguments: { mcp_server: "math" } })
+        .catch((e) => e);
+      expect((error as McpError).code).toBe(-32601);
+      // A service account may invoke tools: it sees the upstream tools and none of the management ones.
+      await waitFor(async () => (await service.listTools()).tools.some((t) => t.name === "add"), 20_000);
+      const serviceNames = (await service.listTools()).tools.map((t) => t.name);
+      expect(serviceNames.filter((n) => n.startsWith("gateway_"))).toEqual([]);
+    } finally {
+      await viewer.close();
+      await service.close();
+      await own.close();
+    }
+  });
+});
