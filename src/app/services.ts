@@ -8,6 +8,7 @@ import type { ToolInvoker } from "./fleet/tool-invoker.js";
 import type { GroupService } from "./groups/group-service.js";
 import type { HotLoadingService } from "./hot-loading/hot-loading-service.js";
 import type { Operation } from "./operation.js";
+import type { ApprovalHolds } from "./ports/approval-holds.js";
 import type { Clock } from "./ports/clock.js";
 import type { ContinuationStore } from "./ports/continuation-store.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
@@ -16,6 +17,7 @@ import type { Hasher } from "./ports/hasher.js";
 import type { IdGenerator } from "./ports/id-generator.js";
 import type { Logger } from "./ports/logger.js";
 import type { StoreRepositories } from "./ports/store-repositories.js";
+import type { CallGate } from "./routing/call-gate.js";
 
 export interface InstanceInfo {
   instance_id: string;
@@ -65,6 +67,10 @@ export interface AppServices {
   authorizer: Authorizer;
   /** Absent: no command-bus rate limit. */
   rateLimiter?: CommandRateLimit;
+  /** Checks every upstream tool call passes right before it is sent, in order (`routing/call-gate.ts`). */
+  callGates?: readonly CallGate[];
+  /** Human approval holds (`approvals.enabled`); absent, calls that need one are refused. */
+  approvals?: ApprovalHolds;
   groups: GroupService;
   /** `gateway_load` / `gateway_unload`; absent with `hot_loading.enabled: false`. */
   hotLoading?: HotLoadingService;

@@ -93,6 +93,11 @@ export class ToolInvoker {
     }
   }
 
+  /** Records a call refused before it reached the invoker (policy, gate): a failed invocation. */
+  recordRefusal(server: ManagedServer, tool: string, ctx: CallContext, error: GatewayError): void {
+    this.deps.bus.publish([this.failedEvent(server, tool, ctx, this.deps.clock.monotonic(), error)]);
+  }
+
   /** Failures already recorded by the upstream call itself. */
   private readonly recorded = new WeakSet<GatewayError>();
 

@@ -4,6 +4,7 @@ import type { RequestContext } from "../context.js";
 import type { InvokedResult } from "../fleet/tool-invoker.js";
 import type { ProgressUpdate } from "../ports/upstream.js";
 import type { AppServices } from "../services.js";
+import type { GatedCall } from "./call-gate.js";
 
 export interface RouteOptions {
   callId: string;
@@ -55,12 +56,16 @@ export async function routeCall(
   };
   if (!groups.has(target)) {
     const server = fleet.require(target);
-    refuseByPolicy(memberPolicies(services, server.id, null, options.everyGroup), tool, target);
+    await admit(services, { ctx, target, group: null, server, tool, args, callId: options.callId }, options);
     options.onRouted?.(server.id);
     return invoker.call(server, tool, args, call);
   }
   const member = groups.route(target, ctx.principal.tenant_id);
-  refuseByPolicy(memberPolicies(services, member.id, target, options.everyGroup), tool, target);
+  await admit(
+    services,
+    { ctx, target, group: target, server: member, tool, args, callId: options.callId },
+    options,
+  );
   options.onRouted?.(member.id);
   try {
     const outcome = await invoker.call(member, tool, args, { ...call, group: target });
@@ -69,6 +74,38 @@ export async function routeCall(
   } catch (error) {
     if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type)) {
       groups.recordCall(target, member.id, false);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The tool access policies, then every gate in order. A refusal is recorded as a refused invocation
+ * (its audit record reads `denied` for the caller's refusals) before it reaches the caller.
+ */
+async function admit(services: AppServices, call: GatedCall, options: RouteOptions): Promise<void> {
+  try {
+    const policies = memberPolicies(services, call.server.id, call.group, options.everyGroup);
+    const verdict = combinedVerdict(policies, call.tool);
+    if (verdict === "deny") throw refusal(call, "denied");
+    if (verdict === "approval") {
+      if (!services.approvals) throw refusal(call, "approval_required");
+      await services.approvals.hold(call, { source: "approval_list" });
+    }
+    for (const gate of services.callGates ?? []) await gate.check(call);
+  } catch (error) {
+    if (error instanceof GatewayError) {
+      services.invoker.recordRefusal(
+        call.server,
+        call.tool,
+        {
+          callId: call.callId,
+          timeoutMs: 0,
+          caller: { id: call.ctx.principal.id, tenant_id: call.ctx.principal.tenant_id },
+          ...(call.group !== null && { group: call.group }),
+        },
+        error,
+      );
     }
     throw error;
   }
@@ -90,19 +127,13 @@ export function memberPolicies(
   return [...governing.flatMap((group) => groups.policiesFor(group, serverId)), own];
 }
 
-/**
- * Tool access policies, checked before the upstream is touched. A tool on an `approval_list` is
- * refused too: human approval holds are not served yet, and refusing is the safe side.
- */
-function refuseByPolicy(policies: readonly (ToolPolicy | undefined)[], tool: string, target: string): void {
-  const verdict = combinedVerdict(policies, tool);
-  if (verdict === "allow") return;
-  const reason = verdict === "deny" ? "denied" : "approval_required";
-  throw new GatewayError(
+/** A refusal by the tool access policies (`approval_required`: a hold is needed and no gate serves it). */
+function refusal(call: GatedCall, reason: "denied" | "approval_required"): GatewayError {
+  return new GatewayError(
     "ToolAccessDeniedError",
-    verdict === "deny"
+    reason === "denied"
       ? "Tool not available for this mcp_server"
-      : `Tool '${tool}' needs a human approval, and approval holds are not served yet`,
-    { mcp_server_id: target, tool_name: tool, reason },
+      : `Tool '${call.tool}' needs a human approval, and no approval gate is configured`,
+    { mcp_server_id: call.target, tool_name: call.tool, reason },
   );
 }
