@@ -10,9 +10,15 @@ const MAX_PENDING = 10_000;
 /** Refusals of the caller, as opposed to failures of the tool or its server. */
 const DENIALS = new Set([
   "ToolAccessDeniedError",
+  "ToolDigestMismatchError",
   "TenantQuotaExceeded",
   "AuthorizationDenied",
   "RateLimitExceeded",
+  "EgressPolicyDeniedError",
+  "EgressPolicyApprovalRequiredError",
+  "ToolWithdrawnError",
+  "ValidatorDenied",
+  "SessionSuspendedError",
 ]);
 
 /** The audit record of a tool invocation (`tool_invocation`), with the fields compliance exports use. */

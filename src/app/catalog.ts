@@ -1,5 +1,9 @@
 import { z } from "zod";
 import type { Operation } from "./operation.js";
+import { getApproval } from "./operations/approvals/get-approval.js";
+import { listApprovals } from "./operations/approvals/list-approvals.js";
+import { resolveApproval } from "./operations/approvals/resolve-approval.js";
+import { resolveApprovalCallback } from "./operations/approvals/resolve-approval-callback.js";
 import { AUTH_OPERATIONS } from "./operations/auth/auth-operations.js";
 import { blockServer } from "./operations/block-server.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
@@ -9,6 +13,11 @@ import { durableConfig } from "./operations/export-config.js";
 import { gatewayHealth } from "./operations/gateway-health.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
 import { getServer } from "./operations/get-server.js";
+import { restoreTool } from "./operations/governance/restore-tool.js";
+import { resumeSession } from "./operations/governance/resume-session.js";
+import { setAgentPolicy } from "./operations/governance/set-agent-policy.js";
+import { suspendSession } from "./operations/governance/suspend-session.js";
+import { withdrawTool } from "./operations/governance/withdraw-tool.js";
 import { addGroupMember } from "./operations/groups/add-group-member.js";
 import { createGroup } from "./operations/groups/create-group.js";
 import { deleteGroup } from "./operations/groups/delete-group.js";
@@ -17,6 +26,9 @@ import { listGroups } from "./operations/groups/list-groups.js";
 import { rebalanceGroup } from "./operations/groups/rebalance-group.js";
 import { removeGroupMember } from "./operations/groups/remove-group-member.js";
 import { updateGroup } from "./operations/groups/update-group.js";
+import { deleteL7Policy } from "./operations/l7-policy/delete-l7-policy.js";
+import { getL7Policy } from "./operations/l7-policy/get-l7-policy.js";
+import { setL7Policy } from "./operations/l7-policy/set-l7-policy.js";
 import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
@@ -83,6 +95,18 @@ export const OPERATIONS = {
   rebalanceGroup,
   addGroupMember,
   removeGroupMember,
+  listApprovals,
+  getApproval,
+  resolveApproval,
+  resolveApprovalCallback,
+  withdrawTool,
+  restoreTool,
+  suspendSession,
+  resumeSession,
+  setAgentPolicy,
+  getL7Policy,
+  setL7Policy,
+  deleteL7Policy,
   ...AUTH_OPERATIONS,
 } as const;
 

@@ -29,4 +29,6 @@ export interface RequestContext {
   confinedTo?: string;
   /** Client address (after trusted proxies), for the login-attempt lockout and audit. */
   clientAddress?: string;
+  /** The MCP session of the gateway's own HTTP endpoint the request belongs to (suspension is per session). */
+  sessionId?: string;
 }

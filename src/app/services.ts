@@ -1,14 +1,18 @@
 import type { ShareBudget } from "../domain/truncation/shares.js";
 import type { CutStyle } from "../domain/truncation/truncate-result.js";
+import type { ApprovalService } from "./approvals/approval-service.js";
 import type { Authorizer } from "./auth/authorizer.js";
 import type { RequestContext } from "./context.js";
+import type { EgressPolicies } from "./egress/egress-policies.js";
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
 import type { ToolInvoker } from "./fleet/tool-invoker.js";
+import type { Governance } from "./governance/governance.js";
 import type { GroupService } from "./groups/group-service.js";
+import type { HeaderExposure } from "./headers/header-exposure.js";
 import type { HotLoadingService } from "./hot-loading/hot-loading-service.js";
 import type { Operation } from "./operation.js";
-import type { ApprovalHolds } from "./ports/approval-holds.js";
+import type { DigestPins } from "./pins/digest-pins.js";
 import type { Clock } from "./ports/clock.js";
 import type { ContinuationStore } from "./ports/continuation-store.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
@@ -43,6 +47,11 @@ export interface ServiceSettings {
   allowAnonymous: boolean;
   /** The command-bus rate limit as configured (spec 2 §8), for reporting. */
   rateLimit: { rps: number; burst: number; perCaller: boolean };
+  /**
+   * `headers.param_validation.required`: a `tools/call` whose `Mcp-Param-*` headers cannot be
+   * verified is refused too, not only one whose headers disagree with its arguments. Default false.
+   */
+  paramHeadersRequired?: boolean;
 }
 
 /** `truncation` while enabled: how `gateway_call` results are cut, and where the rest is kept. */
@@ -69,8 +78,22 @@ export interface AppServices {
   rateLimiter?: CommandRateLimit;
   /** Checks every upstream tool call passes right before it is sent, in order (`routing/call-gate.ts`). */
   callGates?: readonly CallGate[];
-  /** Human approval holds (`approvals.enabled`); absent, calls that need one are refused. */
-  approvals?: ApprovalHolds;
+  /** Digest pins of servers and groups (`tool_projection`); absent, nothing is pinned. */
+  pins?: DigestPins;
+  /** `header_exposure`: tools withheld for their `x-mcp-header` annotations; absent, none is. */
+  headerExposure?: HeaderExposure;
+  /**
+   * Tenant, stored and agent-pushed tool policies, prompt/resource access, runtime withdrawals,
+   * suspended sessions and validators (`governance/governance.ts`); absent, none of them applies.
+   */
+  governance?: Governance;
+  /**
+   * Human approval holds and signed-callback verification (`approvals.enabled`); absent, calls
+   * that need a hold are refused and the approval routes answer 503.
+   */
+  approvals?: ApprovalService;
+  /** L7 egress policies of MCP servers, attached through REST and applied by their call gate. */
+  egressPolicies: EgressPolicies;
   groups: GroupService;
   /** `gateway_load` / `gateway_unload`; absent with `hot_loading.enabled: false`. */
   hotLoading?: HotLoadingService;

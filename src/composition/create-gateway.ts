@@ -13,6 +13,8 @@ import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subpr
 import { AuditRecorder } from "../app/audit-recorder.js";
 import { Authorizer } from "../app/auth/authorizer.js";
 import type { Principal } from "../app/context.js";
+import { EgressPolicies } from "../app/egress/egress-policies.js";
+import { EgressPolicyGate } from "../app/egress/egress-policy-gate.js";
 import { EventBus } from "../app/event-bus.js";
 import { recordEvents } from "../app/event-recorder.js";
 import { Fleet } from "../app/fleet/fleet.js";
@@ -35,12 +37,18 @@ import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import { openAuthentication } from "./authentication.js";
+import { createCallGates } from "./call-gates.js";
+import { createDigestPins } from "./digest-pins.js";
 import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./front-door.js";
+import { openGovernance } from "./governance.js";
+import { createHeaderExposure, refuseDeclaredExposure } from "./header-exposure.js";
 import { createHotLoading } from "./hot-loading.js";
+import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
 import { describeProtectedResource, openTokenVerifier } from "./open-token-verifier.js";
 import { specFromEntry } from "./server-specs.js";
+import { checkStartup } from "./startup-checks.js";
 import { VERSION } from "./version.js";
 
 /** How the gateway introduces itself to upstream servers in `initialize`. */
@@ -95,6 +103,8 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, env } = options;
+  // Before anything opens: a declared tool that header_exposure refuses stops the start.
+  refuseDeclaredExposure(config);
   const storage = options.storage ?? (await openStorage(config, logger));
   const clock = new SystemClock();
   const continuations = await openContinuations(config.truncation, { clock, logger }).catch(async (error) => {
@@ -204,6 +214,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     groups.register(definition, "api", false);
   }
 
+  // Pins compare every listing from the first start on, so they watch before anything starts.
+  const pinning = createDigestPins(config, { fleet, groups, bus, logger });
+  pinning.watch();
+  const headerExposure = createHeaderExposure(config, { groups, logger });
+
   const authorizer = new Authorizer({
     repositories: storage.repositories,
     staticAssignments: config.auth.role_assignments,
@@ -211,10 +226,51 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     logger,
   });
+  const governance = await openGovernance(config, { repositories: storage.repositories, clock, logger });
+  const egressPolicies = new EgressPolicies({
+    repository: storage.repositories.l7Policies,
+    hasher,
+    clock,
+    logger,
+  });
+  await egressPolicies.load();
+  const egressPolicy = new EgressPolicyGate({
+    policies: egressPolicies,
+    fleet,
+    bus,
+    // Read at each hold, from the services built below.
+    approvals: () => services.approvals,
+  });
+  const approvals = await openApprovals(config, {
+    environment: options.environment ?? env.variables,
+    repositories: storage.repositories,
+    bus,
+    clock,
+    ids,
+    hasher,
+    logger,
+    services: () => services,
+  });
+  const refused = checkStartup(config, approvals, logger);
+  if (refused) {
+    await approvals?.close();
+    await continuations?.store.close();
+    if (!options.storage) await storage.close();
+    throw refused;
+  }
   const services: AppServices = {
+    ...(approvals && { approvals: approvals.service }),
     fleet,
     invoker,
     authorizer,
+    governance,
+    callGates: createCallGates(config, {
+      governance,
+      egressPolicy,
+      digestPins: pinning.gate,
+      headerExposure: headerExposure.gate(),
+    }),
+    egressPolicies,
     rateLimiter: new CommandRateLimiter({
       clock,
       settings: {
@@ -223,6 +279,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       },
     }),
     groups,
+    pins: pinning.pins,
+    headerExposure,
     hotLoading: createHotLoading({
       config,
       fleet,
@@ -261,10 +319,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         burst: config.rate_limit.burst,
         perCaller: config.rate_limit.per_caller !== undefined,
       },
+      paramHeadersRequired: config.headers.param_validation.required,
     },
   };
 
   const loops: Periodic[] = [idleReaper(fleet, logger), healthChecker(fleet, clock, logger)];
+  if (pinning.recheck) loops.push(pinning.recheck);
   const recovery = new AutoRecovery({ fleet, bus, logger });
   const authentication = openAuthentication({
     config,
@@ -335,6 +395,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await Promise.all(loops.map((loop) => loop.stop()));
         frontDoor?.close();
         await endpoint?.close();
+        // Held calls are released (their approvals expire) while storage is still open.
+        await approvals?.close();
         await authentication?.authenticator.close();
         await fleet.shutdown();
         await continuations?.store.close();

@@ -7,6 +7,7 @@ import type { GatewayConfig } from "../config/schema.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
 import { createFrontDoorServer } from "../edges/mcp/front-door/server.js";
+import { createUiResourceGate } from "./open-approvals.js";
 
 /** Client capabilities the gateway declares to upstreams on the front door: what it relays. */
 export const RELAYED_CLIENT_CAPABILITIES = {
@@ -36,6 +37,7 @@ export function createFrontDoor(services: AppServices, config: GatewayConfig): F
   const relay = new FrontDoorRelay(services, projection, {
     relayTasks: config.relay_tasks_enabled,
     maxLinksPerTenant: config.resource_links.max_per_tenant,
+    uiResources: createUiResourceGate(config, services),
   });
   const hub = new FrontDoorHub(services, relay);
   const catalogue = config.tool_access.required_catalogue;

@@ -51,6 +51,7 @@ export function createHotLoading(wiring: HotLoadingWiring): HotLoadingService | 
     logger: wiring.logger,
     readEnv: (name) => (Object.hasOwn(environment, name) ? environment[name] : undefined),
     parsePolicy: parseToolPolicy,
+    approvalsAvailable: wiring.config.approvals.enabled,
   });
 }
 

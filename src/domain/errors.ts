@@ -18,10 +18,19 @@ export const ERROR_CATALOGUE = {
   CannotStartMcpServerError: { status: 500, retryable: true },
   TenantQuotaExceeded: { status: 429, retryable: true },
   ToolAccessDeniedError: { status: 403, retryable: false },
+  // Governance refusals of a tool call: a runtime withdrawal, an interceptor validator, a suspended session.
+  ToolWithdrawnError: { status: 403, retryable: false },
+  ValidatorDenied: { status: 413, retryable: false },
+  SessionSuspendedError: { status: 403, retryable: false },
+  // A pinned tool whose listed digest differs from its pin (gate reason `digest_mismatch`).
+  ToolDigestMismatchError: { status: 403, retryable: false },
   NoAvailableMemberError: { status: 503, retryable: true },
   CircuitBreakerOpen: { status: 503, retryable: true },
   ToolInvocationError: { status: 500, retryable: false },
   ResponseTooLarge: { status: 500, retryable: false },
+  // The L7 egress policy of the called server refused the call, or needs a hold no approval gate serves.
+  EgressPolicyDeniedError: { status: 403, retryable: false },
+  EgressPolicyApprovalRequiredError: { status: 403, retryable: false },
   NotConfiguredError: { status: 501, retryable: false },
   // Auth management (spec 1 "Auth management"): roles, keys, and the 503 while auth is disabled.
   CannotModifyBuiltinRoleError: { status: 403, retryable: false },

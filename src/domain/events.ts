@@ -1,5 +1,6 @@
 import type { CloseTrigger } from "./group/circuit-breaker.js";
 import type { GroupState } from "./group/group-state.js";
+import type { DigestEnforcement } from "./policy/digest-pins.js";
 import type { DeadReason, ServerState } from "./server/lifecycle.js";
 
 /**
@@ -52,6 +53,45 @@ export type DomainEventPayload =
       error_type: string;
       error_message: string;
     }
+  | {
+      /** A listed tool's digest differs from its pin: published once per drift (spec 2 §6). */
+      type: "DigestMismatchEvent";
+      mcp_server_id: string;
+      tool_name: string;
+      pinned_digest: string;
+      observed_digest: string;
+      /** The tenant of a per-tenant pin; null for a pin of every caller. */
+      tenant_id: string | null;
+      /** The server or group whose `tool_projection` declares the pin. */
+      declared_on: string;
+      enforcement: DigestEnforcement;
+    }
+  | {
+      /**
+       * The L7 egress policy's verdict on one tool call (spec 2 §6), in either mode. Names rules and
+       * secret pattern groups, never argument values.
+       */
+      type: "EgressPolicyEnforced";
+      /** The server whose policy decided (the member, for a call routed through a group). */
+      mcp_server_id: string;
+      /** The group the call was routed through, when it was. */
+      group_id?: string;
+      tool_name: string;
+      call_id: string;
+      requested_by: string;
+      tenant_id: string | null;
+      policy_id: string;
+      mode: "Audit" | "Enforce";
+      verdict: "allow" | "deny" | "requireApproval";
+      /** False in Audit mode: the verdict was recorded and the call went on. */
+      enforced: boolean;
+      /** What decided: `tools.deny:<glob>`, `defaultAction:Deny`, `arguments.secretPatterns:<group>`, ... */
+      decided_by: string;
+      reasons: string[];
+      secret_groups: string[];
+      /** UTF-8 bytes of the arguments as JSON; null when they could not be encoded. */
+      payload_bytes: number | null;
+    }
   | { type: "HealthCheckPassed"; mcp_server_id: string; duration_ms: number }
   | { type: "HealthCheckFailed"; mcp_server_id: string; consecutive_failures: number; error: string }
   | { type: "GroupStateChanged"; group_id: string; old_state: GroupState; new_state: GroupState }
@@ -62,6 +102,61 @@ export type DomainEventPayload =
       in_rotation: boolean;
       consecutive_failures: number;
       consecutive_successes: number;
+    }
+  | {
+      /** A call was held for a human decision; on channel `event_stream` this event is the delivery. */
+      type: "ToolApprovalRequested";
+      approval_id: string;
+      mcp_server_id: string;
+      tool_name: string;
+      /** Redacted: values under secret-like keys and secret-looking values are replaced. */
+      arguments: Record<string, unknown>;
+      arguments_hash: string;
+      channel: string;
+      /** Epoch seconds. */
+      expires_at: number;
+      requested_by: string;
+      tenant_id: string | null;
+      /** What asked for the hold: `approval_list`, `l7_policy` or `ui_resource`. */
+      source: string;
+    }
+  | {
+      type: "ToolApprovalGranted";
+      approval_id: string;
+      mcp_server_id: string;
+      tool_name: string;
+      tenant_id: string | null;
+      decided_by: string | null;
+      decided_at: number;
+    }
+  | {
+      type: "ToolApprovalDenied";
+      approval_id: string;
+      mcp_server_id: string;
+      tool_name: string;
+      tenant_id: string | null;
+      /** Null when the gateway denied it (an undeliverable request with `delivery.required`). */
+      decided_by: string | null;
+      reason: string | null;
+    }
+  | {
+      type: "ToolApprovalExpired";
+      approval_id: string;
+      mcp_server_id: string;
+      tool_name: string;
+      tenant_id: string | null;
+      expired_at: number;
+      reason: string | null;
+    }
+  | {
+      /** An approve that came after the held call's deadline: recorded, never run. */
+      type: "ToolApprovalCancelled";
+      approval_id: string;
+      mcp_server_id: string;
+      tool_name: string;
+      tenant_id: string | null;
+      attempted_by: string | null;
+      reason: string | null;
     }
   | { type: "CircuitBreakerOpened"; group_id: string; consecutive_failures: number }
   | {

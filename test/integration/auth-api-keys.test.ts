@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "../support/api-keys.js";
 import { fleetYaml, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 import type { ToolResult } from "../support/mcp-client.js";
 import { Peer } from "../support/ws-peer.js";
@@ -18,26 +19,8 @@ auth:
     - {principal: erin, role: service-account}
 ${fleetYaml()}`;
 
-/** Creates a key for a principal straight in the store; answers the raw key. */
-async function keyFor(
-  gw: TestGateway,
-  principal: string,
-  extra: { expires_at?: number; tenant_id?: string } = {},
-) {
-  const { repositories, hasher } = gw.gateway.services;
-  const raw = `mcp_${principal}_${Math.random().toString(36).slice(2)}`;
-  await repositories.apiKeys.create({
-    key_id: `key-${principal}-${Math.random().toString(36).slice(2)}`,
-    key_hash: hasher.sha256Hex(raw),
-    principal_id: principal,
-    name: `${principal}'s key`,
-    created_by: "test",
-    created_at: Date.now() / 1000,
-    expires_at: extra.expires_at ?? null,
-    tenant_id: extra.tenant_id ?? null,
-  });
-  return raw;
-}
+const keyFor = (gw: TestGateway, principal: string, extra: { expires_at?: number } = {}) =>
+  createApiKey(gw, principal, { expiresAt: extra.expires_at ?? null });
 
 let gw: TestGateway;
 let base: string;

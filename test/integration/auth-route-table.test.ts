@@ -1,25 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTE_PERMISSIONS } from "../../src/domain/auth/route-permissions.js";
+import { createApiKey } from "../support/api-keys.js";
 import { fleetYaml, startTestGateway, type TestGateway } from "../support/gateway.js";
 
 let gw: TestGateway;
 const keys: Record<string, string> = {};
 
-async function keyFor(principal: string, tenant: string | null = null): Promise<string> {
-  const { repositories, hasher } = gw.gateway.services;
-  const raw = `mcp_${principal}_${Math.random().toString(36).slice(2)}`;
-  await repositories.apiKeys.create({
-    key_id: `key-${principal}`,
-    key_hash: hasher.sha256Hex(raw),
-    principal_id: principal,
-    name: principal,
-    created_by: "test",
-    created_at: Date.now() / 1000,
-    expires_at: null,
-    tenant_id: tenant,
-  });
-  return raw;
-}
+const keyFor = (principal: string, tenant: string | null = null) => createApiKey(gw, principal, { tenant });
 
 /** A concrete path for a route pattern: parameters filled with values the fleet has. */
 const concrete = (path: string) =>

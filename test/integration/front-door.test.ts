@@ -207,6 +207,14 @@ describe("front door: resources, prompts, completion, logging", () => {
     expect(read.contents[0]).toMatchObject({ text: "hidden but linked" });
   });
 
+  it("hides ui:// resources off the caller's tenant allowlist, and answers a read of one like a missing resource", async () => {
+    // Authentication is off: callers have no tenant, whose allowlist is empty (spec 2 ui_resources).
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).not.toContain("ui://rich/widget");
+    const error = await client.readResource({ uri: "ui://rich/widget" }).catch((e: unknown) => e);
+    expect((error as McpError).code).toBe(-32002);
+  });
+
   it("answers -32002 for a resource nobody owns", async () => {
     const error = await client.readResource({ uri: "nowhere://x" }).catch((e: unknown) => e);
     expect((error as McpError).code).toBe(-32002);

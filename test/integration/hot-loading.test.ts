@@ -316,16 +316,17 @@ describe("gateway_load's other answers", () => {
     });
   });
 
-  it("refuses an invalid policy and approval_tools before anything is installed", async () => {
+  it("refuses an invalid policy, approval_tools included, before anything is installed", async () => {
     const requests = registry.requests.length;
     const blank = await callJson(client, "gateway_load", { name: "shouter", allow_tools: ["get_*", " "] });
     expect(blank).toMatchObject({
       isError: true,
       text: "Error executing tool gateway_load: invalid_allow_tools: allow_tools.1 must be a non-empty string",
     });
-    const approval = await callJson(client, "gateway_load", { name: "shouter", approval_tools: ["shout"] });
+    // Approvals are on by default, so approval_tools is accepted, and checked by the same rules.
+    const approval = await callJson(client, "gateway_load", { name: "shouter", approval_tools: ["  "] });
     expect(approval.isError).toBe(true);
-    expect(approval.text).toContain("invalid_approval_tools: approval_tools is refused: no approval gate");
+    expect(approval.text).toContain("invalid_approval_tools: approval_tools.0 must be a non-empty string");
     expect(registry.requests.length).toBe(requests);
     expect(gateway.services.fleet.has("shouter")).toBe(false);
   });

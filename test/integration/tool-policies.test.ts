@@ -12,7 +12,7 @@ const server = (id: string, extra = "") => `
 
 beforeAll(async () => {
   gw = await startTestGateway(`
-mcp_servers:${server("guarded", "\n    tools: {allow_list: [echo, env, se*], approval_list: [set_listing_failure]}")}${server("m1")}${server("m2")}
+mcp_servers:${server("guarded", "\n    tools: {allow_list: [echo, env, se*], approval_list: [set_listing_failure], approval_timeout_seconds: 1}")}${server("m1")}${server("m2")}
   team:
     mode: group
     auto_start: false
@@ -66,9 +66,16 @@ describe("a server's tools policy", () => {
     expect(gw.gateway.services.fleet.require("guarded").lifecycle.state).toBe("ready");
   });
 
-  it("refuses a tool on its approval list while approval holds are not served", async () => {
+  it("holds a tool on its approval list for a human decision, and refuses it when nobody decides", async () => {
     const result = await call("guarded", "set_listing_failure", { failing: true });
-    expect(result).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });
+    expect(result).toMatchObject({ success: false });
+    const approvals = await gw.gateway.services.repositories.approvals.list({});
+    expect(
+      approvals.some(
+        (a: { tool_name: string; state: string }) =>
+          a.tool_name === "set_listing_failure" && a.state === "expired",
+      ),
+    ).toBe(true);
     expect((await call("guarded", "echo", { message: "ok" })).success).toBe(true);
   });
 });

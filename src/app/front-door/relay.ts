@@ -1,17 +1,24 @@
 import { GatewayError } from "../../domain/errors.js";
+import type { UiResourceGate } from "../approvals/ui-resource-gate.js";
 import type { RequestContext } from "../context.js";
 import type { ManagedServer } from "../fleet/managed-server.js";
 import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
 import type { AppServices } from "../services.js";
+import { offeredTo, toolsOfferedTo } from "./caller-view.js";
 import { ResourceLinks } from "./resource-links.js";
 import { ResourceOwners } from "./resource-owners.js";
-import type { ToolProjection } from "./tool-projection.js";
+import type { ProjectedTool, ToolProjection } from "./tool-projection.js";
+
+/** Where a consented UI resource read carries its tenant's Content-Security-Policy. */
+export const CSP_META_KEY = "airlock/csp";
 
 /** How long a relayed request may take (the MCP SDK's default request timeout). */
 export const RELAY_TIMEOUT_MS = 60_000;
 
 export interface RelaySettings {
+  /** `ui_resources`: the tenant allowlist and the consent hold on reads of `ui://` resources. */
+  uiResources?: UiResourceGate;
   /** `relay_tasks_enabled`: task-augmented calls and `tasks/*` go through when true. */
   relayTasks: boolean;
   /** `resource_links.max_per_tenant`. */
@@ -62,7 +69,16 @@ export class FrontDoorRelay {
     return this.settings.relayTasks;
   }
 
-  /** `tools/call` of an upstream tool; throws `ToolNotFoundError` for a name the projection lacks. */
+  /** The upstream tools `tools/list` shows this caller (tenant policies and withdrawals applied). */
+  async toolsFor(ctx: RequestContext): Promise<ProjectedTool[]> {
+    await this.services.governance?.fresh();
+    return toolsOfferedTo(this.services, this.projection.tools(), ctx);
+  }
+
+  /**
+   * `tools/call` of an upstream tool; throws `ToolNotFoundError` for a name the projection lacks, and
+   * for a tool a policy or a withdrawal hides from this caller (refused and recorded as such first).
+   */
   async callTool(
     name: string,
     args: Record<string, unknown>,
@@ -84,6 +100,12 @@ export class FrontDoorRelay {
         routed = serverId;
         call.onRouted?.(serverId);
       },
+    }).catch((error: unknown) => {
+      // Spec 2 §4: a tool the caller is not shown answers like an unknown one.
+      if (hidesTool(error) && !offeredTo(this.services, projected, call.ctx.principal.tenant_id)) {
+        throw new GatewayError("ToolNotFoundError", `Tool not found: ${name}`, { tool_name: name });
+      }
+      throw error;
     });
     const task = (result as { task?: { taskId?: unknown } }).task;
     if (typeof task?.taskId === "string") this.tasks.set(task.taskId, { server: routed, owner: call.owner });
@@ -99,6 +121,9 @@ export class FrontDoorRelay {
         for (const resource of asList(page.resources)) {
           const uri = (resource as { uri?: unknown }).uri;
           if (typeof uri !== "string" || !this.owners.claim(uri, server)) continue;
+          if (!this.allows(server, ctx, "resource", uri)) continue;
+          if (this.settings.uiResources && !this.settings.uiResources.visible(uri, ctx.principal.tenant_id))
+            continue;
           resources.push(resource);
         }
       }
@@ -114,6 +139,7 @@ export class FrontDoorRelay {
         for (const template of asList(page.resourceTemplates)) {
           const uriTemplate = (template as { uriTemplate?: unknown }).uriTemplate;
           if (typeof uriTemplate !== "string" || !this.owners.claimTemplate(uriTemplate, server)) continue;
+          if (!this.allows(server, ctx, "resource", uriTemplate)) continue;
           resourceTemplates.push(template);
         }
       }
@@ -126,8 +152,22 @@ export class FrontDoorRelay {
     const uri = params?.uri;
     if (typeof uri !== "string") throw invalidParams("uri must be a string");
     const server = await this.resourceOwner(uri, call.ctx);
-    if (!server) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-    return this.send(server, method, params, call);
+    // A resource the caller's `access:` denies is refused like a nonexistent one (spec 2 §2).
+    const notFound = () => new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (!server || !this.allows(server, call.ctx, "resource", uri)) throw notFound();
+    const ui = this.settings.uiResources;
+    if (!ui) return this.send(server, method, params, call);
+    if (method !== "resources/read") {
+      if (!ui.visible(uri, call.ctx.principal.tenant_id)) throw notFound();
+      return this.send(server, method, params, call);
+    }
+    // A UI resource off the tenant's allowlist is absent; an allowed one waits for human consent.
+    const verdict = await ui.beforeRead(call.ctx, server, uri);
+    if (!verdict.relay) throw notFound();
+    const result = await this.send(server, method, params, call);
+    if (verdict.csp === null) return result;
+    const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
+    return { ...result, _meta: { ...meta, [CSP_META_KEY]: verdict.csp } };
   }
 
   async listPrompts(ctx: RequestContext): Promise<Result> {
@@ -139,6 +179,7 @@ export class FrontDoorRelay {
         for (const prompt of asList(page.prompts)) {
           const name = (prompt as { name?: unknown }).name;
           if (typeof name !== "string" || seen.has(name)) continue;
+          if (!this.allows(server, ctx, "prompt", name)) continue;
           seen.add(name);
           this.promptOwners.set(name, server);
           prompts.push(prompt);
@@ -164,6 +205,7 @@ export class FrontDoorRelay {
       server = await this.promptOwner(ref.name, call.ctx);
     else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
       server = await this.resourceOwner(ref.uri, call.ctx);
+      if (server && !this.allows(server, call.ctx, "resource", ref.uri)) server = undefined;
     } else throw invalidParams("ref must be a ref/prompt with a name or a ref/resource with a uri");
     if (!server) return { completion: { values: [], hasMore: false } };
     return this.send(server, "completion/complete", params, call);
@@ -294,12 +336,28 @@ export class FrontDoorRelay {
     return this.owners.ownerOf(uri);
   }
 
+  /** The server whose prompt of that name this caller sees (a denied prompt has none). */
   private async promptOwner(name: string, ctx: RequestContext): Promise<string | undefined> {
     const known = this.promptOwners.get(name);
-    if (known && this.services.fleet.has(known)) return known;
+    if (known && this.services.fleet.has(known) && this.allows(known, ctx, "prompt", name)) return known;
     await this.listPrompts(ctx);
-    return this.promptOwners.get(name);
+    const owner = this.promptOwners.get(name);
+    return owner !== undefined && this.allows(owner, ctx, "prompt", name) ? owner : undefined;
   }
+
+  /** Whether `access:` lets this caller see a prompt or resource of `server` (spec 2 §2). */
+  private allows(server: string, ctx: RequestContext, kind: "prompt" | "resource", key: string): boolean {
+    const { governance, groups } = this.services;
+    if (!governance) return true;
+    return governance.accessAllows(server, groups.groupsOf(server), ctx.principal.tenant_id, kind, key);
+  }
+}
+
+/** Refusals that hide a tool from the caller: a policy's deny, a withdrawal. */
+function hidesTool(error: unknown): boolean {
+  if (!(error instanceof GatewayError)) return false;
+  if (error.type === "ToolWithdrawnError") return true;
+  return error.type === "ToolAccessDeniedError" && error.details?.reason === "denied";
 }
 
 function asList(value: unknown): unknown[] {

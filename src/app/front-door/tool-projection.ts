@@ -28,7 +28,9 @@ const RELEVANT = new Set([
  *
  * Targets are the groups and the servers that belong to no group, in id order. A group offers the
  * tools of its members that are not dead, each allowed for that member by every group the member
- * belongs to, the member's group entry and its own policy. When two targets offer the same name,
+ * belongs to, the member's group entry and its own policy, and by the governance layers that do not
+ * depend on the caller (stored and agent-pushed policies); per-caller layers (tenant policies,
+ * withdrawals) are applied to each listing by `caller-view.ts`. When two targets offer the same name,
  * the first target in id order serves it and the others' tool is not listed (logged once). A
  * server whose tools are not known yet, or that is dead, offers nothing until it lists again.
  */
@@ -39,7 +41,9 @@ export class ToolProjection {
   private readonly listeners = new Set<() => void>();
   private readonly projectedOnce = new Set<string>();
 
-  constructor(private readonly services: Pick<AppServices, "fleet" | "groups"> & { logger: Logger }) {}
+  constructor(
+    private readonly services: Pick<AppServices, "fleet" | "groups" | "governance"> & { logger: Logger },
+  ) {}
 
   /** Recomputes on the events that may change it, and tells listeners when the listing changed. */
   watch(bus: EventBus): () => void {

@@ -41,6 +41,8 @@ export interface HotLoadingDeps {
   /** The gateway's environment, where required variables of a package are looked up. */
   readEnv: EnvironmentReader;
   parsePolicy: ToolPolicyParser;
+  /** Whether an approval gate decides held calls (`approvals.enabled`); `approval_tools` needs one. */
+  approvalsAvailable: boolean;
 }
 
 interface RuntimeRecord {
@@ -72,7 +74,7 @@ export class HotLoadingService {
   constructor(private readonly deps: HotLoadingDeps) {}
 
   async load(request: LoadRequest): Promise<LoadResult> {
-    const policy = validatePolicyRequest(request, this.deps.parsePolicy);
+    const policy = validatePolicyRequest(request, this.deps.parsePolicy, this.deps.approvalsAvailable);
     const name = request.name.trim();
     let found: readonly RegistryServer[];
     try {

@@ -12,6 +12,7 @@ export interface PolicyRequest {
 export interface PolicyBlock {
   allow_list?: readonly string[];
   deny_list?: readonly string[];
+  approval_list?: readonly string[];
 }
 
 export type PolicyParseResult =
@@ -24,11 +25,15 @@ export type PolicyParseResult =
  */
 export type ToolPolicyParser = (block: PolicyBlock) => PolicyParseResult;
 
-/** Spec 2 §4: `approval_tools` is refused while no approval gate exists to decide held calls. */
+/** Spec 2 §4: `approval_tools` is refused when no approval gate exists to decide held calls. */
 export const APPROVAL_REFUSED =
   "is refused: no approval gate is configured, so a held call could never be decided";
 
-const REQUEST_FIELD: Record<string, string> = { allow_list: "allow_tools", deny_list: "deny_tools" };
+const REQUEST_FIELD: Record<string, string> = {
+  allow_list: "allow_tools",
+  deny_list: "deny_tools",
+  approval_list: "approval_tools",
+};
 
 /**
  * Checks the policy lists of a load before anything happens, returning the policy to install
@@ -38,22 +43,24 @@ const REQUEST_FIELD: Record<string, string> = { allow_list: "allow_tools", deny_
 export function validatePolicyRequest(
   request: PolicyRequest,
   parse: ToolPolicyParser,
+  approvalsAvailable: boolean,
 ): ToolPolicy | undefined {
   const issues: { field: string; rule: string }[] = [];
-  if (request.approval_tools && request.approval_tools.length > 0) {
-    issues.push({ field: "approval_tools", rule: APPROVAL_REFUSED });
-  }
+  const approvals =
+    request.approval_tools && request.approval_tools.length > 0 ? request.approval_tools : null;
+  if (approvals && !approvalsAvailable) issues.push({ field: "approval_tools", rule: APPROVAL_REFUSED });
   const block: PolicyBlock = {};
   if (request.allow_tools != null) block.allow_list = request.allow_tools;
   if (request.deny_tools != null) block.deny_list = request.deny_tools;
+  if (approvals && approvalsAvailable) block.approval_list = approvals;
   let policy: ToolPolicy | undefined;
-  if (block.allow_list !== undefined || block.deny_list !== undefined) {
+  if (block.allow_list !== undefined || block.deny_list !== undefined || block.approval_list !== undefined) {
     const parsed = parse(block);
     if (parsed.ok) {
       policy = {
         allow_list: parsed.policy.allow_list,
         deny_list: parsed.policy.deny_list,
-        approval_list: [],
+        approval_list: parsed.policy.approval_list,
       };
     } else {
       for (const issue of parsed.issues) {

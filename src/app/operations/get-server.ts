@@ -13,15 +13,18 @@ export const getServer = defineOperation({
   summary: "Details of one MCP server: state, tools, health and its tool policy.",
   permissions: ["mcp_servers:read"],
   input: serverRef,
-  async run({ fleet, clock, groups }, input) {
+  async run({ fleet, clock, groups, pins, headerExposure }, input) {
     if (groups.has(input.mcp_server)) return groups.view(input.mcp_server);
     const server = fleet.require(input.mcp_server);
-    const detail = serverDetail(server, clock.now(), clock.monotonic());
+    const detail = serverDetail(server, clock.now(), clock.monotonic(), (tool) =>
+      pins?.pinnedDigest(server.id, tool),
+    );
     const visible = visibleTools(detail.tools, [server.spec.tool_policy]);
     const filtered = detail.tools.length - visible.length;
     return {
       ...detail,
-      tools: visible,
+      // Tools `header_exposure` withholds are hidden too (not counted as filtered by the policy).
+      tools: visible.filter((tool) => !headerExposure?.withholds(server.id, tool)),
       tools_policy: {
         ...policySummary(server.spec.tool_policy),
         ...(filtered > 0 && { filtered_count: filtered }),

@@ -8,16 +8,23 @@ export const listTools = defineOperation({
   summary: "Every known tool of every server; servers whose tools are not known yet are left out.",
   permissions: ["tool:list"],
   input: z.object({}),
-  async run({ fleet }) {
+  async run({ fleet, pins, headerExposure }) {
     const tools = fleet.list().flatMap((server) =>
-      visibleTools(server.tools ?? [], [server.spec.tool_policy]).map((tool) => ({
-        mcp_server_id: server.id,
-        tool_name: tool.name,
-        description: tool.description ?? "",
-        // Spec 1 §2: the schema rendered as text, not a JSON object.
-        input_schema: JSON.stringify(tool.inputSchema),
-        digest: tool.digest,
-      })),
+      visibleTools(server.tools ?? [], [server.spec.tool_policy])
+        .filter((tool) => !headerExposure?.withholds(server.id, tool))
+        .map((tool) => {
+          // Spec 1 "Tool": only a pin for every caller is shown, never a per-tenant one.
+          const pinned = pins?.pinnedDigest(server.id, tool.name);
+          return {
+            mcp_server_id: server.id,
+            tool_name: tool.name,
+            description: tool.description ?? "",
+            // Spec 1 §2: the schema rendered as text, not a JSON object.
+            input_schema: JSON.stringify(tool.inputSchema),
+            digest: tool.digest,
+            ...(pinned !== undefined && { pinned_digest: pinned }),
+          };
+        }),
     );
     return { tools };
   },

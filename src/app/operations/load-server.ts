@@ -7,7 +7,7 @@ const policyList = z.array(z.string()).nullish();
 /**
  * `gateway_load` (spec 2 §4): looks a server up in the MCP registry by name and installs it as a
  * runtime server of this replica. Every outcome but an invalid policy is a `status` of the result;
- * an invalid policy (or `approval_tools`, while no approval gate exists) is refused as invalid
+ * an invalid policy (or `approval_tools` when no approval gate exists) is refused as invalid
  * input before the registry is asked. Answers `NotConfiguredError` with `hot_loading.enabled: false`.
  */
 export const loadServer = defineOperation({
@@ -20,7 +20,9 @@ export const loadServer = defineOperation({
     force_unverified: z.boolean().default(false).describe("Load a server the registry does not verify"),
     allow_tools: policyList.describe("Only these tools (fnmatch globs)"),
     deny_tools: policyList.describe("Hide these tools (fnmatch globs)"),
-    approval_tools: policyList.describe("Hold calls of these tools for approval (refused: no approval gate)"),
+    approval_tools: policyList.describe(
+      "Hold calls of these tools for a human approval (needs approvals.enabled)",
+    ),
   }),
   async run({ hotLoading }, input) {
     if (hotLoading === undefined) throw notConfigured("hot loading");

@@ -13,7 +13,7 @@ export const serverTools = defineOperation({
     mcp_server: z.string().min(1).describe("MCP server id"),
     start: z.boolean().default(false).describe("Start a cold server to learn its tools"),
   }),
-  async run({ fleet, groups }, input) {
+  async run({ fleet, groups, pins, headerExposure }, input) {
     if (groups.has(input.mcp_server)) {
       let member: ReturnType<typeof groups.route>;
       try {
@@ -26,7 +26,9 @@ export const serverTools = defineOperation({
       return {
         mcp_server: input.mcp_server,
         group: true,
-        tools: visibleTools(tools, policies).map(toolView),
+        tools: visibleTools(tools, policies)
+          .filter((tool) => !headerExposure?.withholds(member.id, tool))
+          .map((tool) => toolView(tool, (name) => pins?.pinnedDigest(member.id, name))),
       };
     }
     const server = fleet.require(input.mcp_server);
@@ -35,7 +37,9 @@ export const serverTools = defineOperation({
       mcp_server: server.id,
       state: server.lifecycle.state,
       predefined: (server.spec.predefined_tools?.length ?? 0) > 0,
-      tools: visibleTools(tools, [server.spec.tool_policy]).map(toolView),
+      tools: visibleTools(tools, [server.spec.tool_policy])
+        .filter((tool) => !headerExposure?.withholds(server.id, tool))
+        .map((tool) => toolView(tool, (name) => pins?.pinnedDigest(server.id, name))),
     };
   },
 });

@@ -2,6 +2,7 @@ import type { ApiKeyRepository } from "./api-key-repository.js";
 import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
 import type { GroupConfigRepository } from "./group-config-repository.js";
+import type { L7PolicyRepository } from "./l7-policy-repository.js";
 import type { LeaseStore } from "./lease-store.js";
 import type { MetricHistory } from "./metric-history.js";
 import type { RoleAssignmentRepository } from "./role-assignment-repository.js";
@@ -27,6 +28,7 @@ export interface StoreRepositories {
   readonly roles: RoleRepository;
   readonly roleAssignments: RoleAssignmentRepository;
   readonly toolAccessPolicies: ToolAccessPolicyRepository;
+  readonly l7Policies: L7PolicyRepository;
   readonly metricHistory: MetricHistory;
   readonly lease: LeaseStore;
   readonly suspendedSessions: SuspendedSessionRepository;

@@ -80,19 +80,26 @@ export async function routeCall(
 }
 
 /**
- * The tool access policies, then every gate in order. A refusal is recorded as a refused invocation
- * (its audit record reads `denied` for the caller's refusals) before it reaches the caller.
+ * The tool access policies, then every gate in order, then the hold of an `approval_list` match: a
+ * call a gate refuses anyway (a suspended session, a withdrawn tool, an oversized payload) never
+ * asks a human. A refusal is recorded as a refused invocation (its audit record reads `denied` for
+ * the caller's refusals) before it reaches the caller.
  */
 async function admit(services: AppServices, call: GatedCall, options: RouteOptions): Promise<void> {
   try {
-    const policies = memberPolicies(services, call.server.id, call.group, options.everyGroup);
+    await services.governance?.fresh();
+    const policies = memberPolicies(
+      services,
+      call.server.id,
+      call.group,
+      options.everyGroup,
+      call.ctx.principal.tenant_id,
+    );
     const verdict = combinedVerdict(policies, call.tool);
     if (verdict === "deny") throw refusal(call, "denied");
-    if (verdict === "approval") {
-      if (!services.approvals) throw refusal(call, "approval_required");
-      await services.approvals.hold(call, { source: "approval_list" });
-    }
+    if (verdict === "approval" && !services.approvals) throw refusal(call, "approval_required");
     for (const gate of services.callGates ?? []) await gate.check(call);
+    if (verdict === "approval") await services.approvals?.hold(call, { source: "approval_list" });
   } catch (error) {
     if (error instanceof GatewayError) {
       services.invoker.recordRefusal(
@@ -112,19 +119,27 @@ async function admit(services: AppServices, call: GatedCall, options: RouteOptio
 }
 
 /**
- * The policies a call to `serverId` passes: its own, those of the group it was routed through, and
- * with `everyGroup` those of every group it is a member of.
+ * The one place that computes the tool policies over a call to `serverId`: its own, those of the
+ * group it was routed through (with `everyGroup`, of every group it is a member of, as on the front
+ * door), and the governance layers (`governance/governance.ts`): policies stored through
+ * `/auth/policies`, the agent-pushed policy and, for a caller of `tenant`, `tool_access.member.<tenant>`
+ * (global and the server's own). Any deny among them denies (`combinedVerdict`).
  */
 export function memberPolicies(
-  services: Pick<AppServices, "fleet" | "groups">,
+  services: Pick<AppServices, "fleet" | "groups" | "governance">,
   serverId: string,
   viaGroup: string | null,
   everyGroup = false,
+  tenant: string | null = null,
 ): (ToolPolicy | undefined)[] {
-  const { fleet, groups } = services;
+  const { fleet, groups, governance } = services;
   const own = fleet.get(serverId)?.spec.tool_policy;
   const governing = everyGroup ? groups.groupsOf(serverId) : viaGroup ? [viaGroup] : [];
-  return [...governing.flatMap((group) => groups.policiesFor(group, serverId)), own];
+  return [
+    ...governing.flatMap((group) => groups.policiesFor(group, serverId)),
+    own,
+    ...(governance?.policiesOver(serverId, governing, tenant) ?? []),
+  ];
 }
 
 /** A refusal by the tool access policies (`approval_required`: a hold is needed and no gate serves it). */

@@ -41,6 +41,8 @@ export interface ToolView {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   digest: string;
+  /** Spec 1 "Tool": present only when the tool has a pin for every caller (not a per-tenant one). */
+  pinned_digest?: string;
 }
 
 export interface ServerDetail {
@@ -84,7 +86,10 @@ export function serverSummary(server: ManagedServer): ServerSummary {
   return summary;
 }
 
-export function toolView(tool: ToolInfo): ToolView {
+/** The pin for every caller of a tool of the server, if any (`DigestPins.pinnedDigest`). */
+export type PinnedDigestOf = (tool: string) => string | undefined;
+
+export function toolView(tool: ToolInfo, pinnedDigestOf?: PinnedDigestOf): ToolView {
   const view: ToolView = {
     name: tool.name,
     description: tool.description ?? "",
@@ -92,6 +97,8 @@ export function toolView(tool: ToolInfo): ToolView {
     digest: tool.digest,
   };
   if (tool.outputSchema) view.outputSchema = tool.outputSchema;
+  const pinned = pinnedDigestOf?.(tool.name);
+  if (pinned !== undefined) view.pinned_digest = pinned;
   return view;
 }
 
@@ -119,13 +126,18 @@ export function healthView(server: ManagedServer, nowMs: number, nowS: number): 
   };
 }
 
-export function serverDetail(server: ManagedServer, nowMs: number, nowMono: number): ServerDetail {
+export function serverDetail(
+  server: ManagedServer,
+  nowMs: number,
+  nowMono: number,
+  pinnedDigestOf?: PinnedDigestOf,
+): ServerDetail {
   const detail: ServerDetail = {
     mcp_server_id: server.id,
     state: server.lifecycle.state,
     mode: server.spec.mode,
     alive: server.alive,
-    tools: (server.tools ?? []).map(toolView),
+    tools: (server.tools ?? []).map((tool) => toolView(tool, pinnedDigestOf)),
     health: healthView(server, nowMs, nowMs / 1000),
     idle_time: server.lastUsedMono === 0 ? 0 : round((nowMono - server.lastUsedMono) / 1000),
     meta:

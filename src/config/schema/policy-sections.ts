@@ -42,7 +42,15 @@ export const approvalsSchema = z.preprocess(
       {
         enabled: bool().default(true),
         channel: channelName().default("event_stream"),
-        delivery: section({ required: bool().default(false) }),
+        delivery: section({
+          required: bool().default(false),
+          // Channels with an adapter (webhook, slack) are delivered as BullMQ jobs in this Redis.
+          redis_url: nonBlank("must be a redis:// or rediss:// URL").optional(),
+          // Attempts per request (the first included), and the first retry's delay, doubling;
+          // unset, the composition's defaults (docs/approvals.md).
+          max_attempts: intBetween(1, 20).optional(),
+          backoff_s: numberAbove(0, 3600).optional(),
+        }),
         slack: channelSettingsSchema,
         webhook: channelSettingsSchema,
       },

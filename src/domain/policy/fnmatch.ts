@@ -55,3 +55,13 @@ function translate(pattern: string): string {
   }
   return out;
 }
+
+/** Whether `pattern` is a usable fnmatch pattern (it compiles). */
+export function isValidPattern(pattern: string): boolean {
+  try {
+    fnmatch("", pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}

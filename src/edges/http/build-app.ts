@@ -4,9 +4,12 @@ import { type HttpAuthentication, registerAuthentication } from "./plugins/authe
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
 import { registerErrorHandling } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
+import { approvalCallbackRoutes, approvalRoutes } from "./routes/approvals.js";
 import { authRoutes } from "./routes/auth.js";
+import { governanceRoutes } from "./routes/governance.js";
 import { groupRoutes } from "./routes/groups.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
+import { l7PolicyRoutes } from "./routes/l7-policy.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { type ProtectedResourceMetadata, protectedResourceRoutes } from "./routes/protected-resource.js";
 import { systemRoutes } from "./routes/system.js";
@@ -40,8 +43,9 @@ export async function buildHttpApp(
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
-    // Collection paths differ only by the trailing slash; the bare one redirects.
-    routerOptions: { ignoreTrailingSlash: false },
+    // Collection paths differ only by the trailing slash; the bare one redirects. A path parameter
+    // may be as long as a session id (1-128 characters, spec 1 "Session"); the router's default is 100.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 256 },
   });
   registerErrorHandling(app);
   registerJsonBody(app);
@@ -52,13 +56,18 @@ export async function buildHttpApp(
     async (api) => {
       registerCollectionRedirects(api, API_PREFIX);
       mcpServerRoutes(api, services);
+      l7PolicyRoutes(api, services);
       groupRoutes(api, services);
       systemRoutes(api, services);
       authRoutes(api, services);
+      approvalRoutes(api, services);
+      governanceRoutes(api, services);
       healthRoutes(api, services, options.readinessChecks ?? []);
     },
     { prefix: API_PREFIX },
   );
+  // Signed chat callbacks: outside `/api` and its route table, the signature being the credential.
+  await approvalCallbackRoutes(app, services);
   if (options.webSocket) await registerEventStream(app, services, options.webSocket, API_PREFIX);
   if (options.mountMcp) await options.mountMcp(app);
   return app;

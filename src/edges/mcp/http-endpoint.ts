@@ -128,6 +128,8 @@ export class McpHttpEndpoint {
       authenticated: identity.caller.authenticated,
       channel: "mcp-http",
       clientAddress: identity.caller.clientAddress,
+      // Suspension is per MCP session (`/sessions/{session_id}/suspend`): the gates read it here.
+      sessionId: key,
       signal,
     });
     const server = this.options.sessionServer

@@ -12,6 +12,7 @@ import type { RequestContext } from "../../app/context.js";
 import { execute } from "../../app/execute.js";
 import type { AppServices } from "../../app/services.js";
 import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
+import { checkParamHeaders } from "./param-headers.js";
 import { callerAccess, egressRefusal } from "./tool-visibility.js";
 
 export const SERVER_NAME = "airlock";
@@ -81,6 +82,13 @@ export function createManagementServer(
     const name = request.params.name;
     const exposure = BY_NAME.get(name);
     if (!exposure) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    // `gateway_call` annotates no parameter: Mcp-Param-* headers never speak for the calls of a batch.
+    checkParamHeaders(
+      services,
+      listedTool(exposure),
+      request.params.arguments ?? {},
+      extra.requestInfo?.headers,
+    );
     const ctx = contextOf(extra.signal);
     const refusal = await egressRefusal(callerAccess(services, ctx), exposure);
     if (refusal !== null) return { content: [{ type: "text", text: refusal }], isError: true };

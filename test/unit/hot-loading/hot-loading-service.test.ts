@@ -136,6 +136,7 @@ beforeAll(() => {
     logger: pino({ level: "silent" }),
     readEnv: (name) => environment[name],
     parsePolicy: parseToolPolicy,
+    approvalsAvailable: false,
   });
   harness.fleet.register({
     id: "declared",

@@ -5,7 +5,7 @@ import { GatewayError } from "../../../src/domain/errors.js";
 
 function refusal(request: Parameters<typeof validatePolicyRequest>[0]) {
   try {
-    validatePolicyRequest(request, parseToolPolicy);
+    validatePolicyRequest(request, parseToolPolicy, false);
   } catch (error) {
     expect(error).toBeInstanceOf(GatewayError);
     return error as GatewayError;
@@ -15,12 +15,16 @@ function refusal(request: Parameters<typeof validatePolicyRequest>[0]) {
 
 describe("the tool policy of a gateway_load request (the configuration's parser)", () => {
   it("gives no policy when no list is given", () => {
-    expect(validatePolicyRequest({}, parseToolPolicy)).toBeUndefined();
-    expect(validatePolicyRequest({ allow_tools: null, deny_tools: null }, parseToolPolicy)).toBeUndefined();
+    expect(validatePolicyRequest({}, parseToolPolicy, false)).toBeUndefined();
+    expect(
+      validatePolicyRequest({ allow_tools: null, deny_tools: null }, parseToolPolicy, false),
+    ).toBeUndefined();
   });
 
   it("turns allow_tools and deny_tools into a policy without approvals", () => {
-    expect(validatePolicyRequest({ allow_tools: ["get_*"], deny_tools: ["drop"] }, parseToolPolicy)).toEqual({
+    expect(
+      validatePolicyRequest({ allow_tools: ["get_*"], deny_tools: ["drop"] }, parseToolPolicy, false),
+    ).toEqual({
       allow_list: ["get_*"],
       deny_list: ["drop"],
       approval_list: [],
@@ -39,7 +43,15 @@ describe("the tool policy of a gateway_load request (the configuration's parser)
   it("refuses approval_tools while no approval gate exists, accepting an empty list", () => {
     const error = refusal({ approval_tools: ["delete_*"] });
     expect(error.details).toEqual({ issues: [{ field: "approval_tools", rule: APPROVAL_REFUSED }] });
-    expect(validatePolicyRequest({ approval_tools: [] }, parseToolPolicy)).toBeUndefined();
+    expect(validatePolicyRequest({ approval_tools: [] }, parseToolPolicy, false)).toBeUndefined();
+  });
+
+  it("turns approval_tools into the approval list when an approval gate decides held calls", () => {
+    expect(validatePolicyRequest({ approval_tools: ["delete_*"] }, parseToolPolicy, true)).toEqual({
+      allow_list: [],
+      deny_list: [],
+      approval_list: ["delete_*"],
+    });
   });
 
   it("reports every refused field at once", () => {

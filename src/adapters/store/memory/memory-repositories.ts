@@ -4,6 +4,7 @@ import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
 import { MemoryApprovalRepository } from "./memory-approval-repository.js";
 import { MemoryAuditTrail } from "./memory-audit-trail.js";
 import { MemoryGroupConfigRepository } from "./memory-group-config-repository.js";
+import { MemoryL7PolicyRepository } from "./memory-l7-policy-repository.js";
 import { MemoryLeaseStore } from "./memory-lease-store.js";
 import { MemoryMetricHistory } from "./memory-metric-history.js";
 import { MemoryRoleAssignmentRepository } from "./memory-role-assignment-repository.js";
@@ -31,6 +32,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     roles: new MemoryRoleRepository(),
     roleAssignments: new MemoryRoleAssignmentRepository(),
     toolAccessPolicies: new MemoryToolAccessPolicyRepository(),
+    l7Policies: new MemoryL7PolicyRepository(),
     metricHistory: new MemoryMetricHistory(),
     lease: new MemoryLeaseStore(options.clock),
     suspendedSessions: new MemorySuspendedSessionRepository(),

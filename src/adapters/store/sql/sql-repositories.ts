@@ -5,6 +5,7 @@ import { SqlApiKeyRepository } from "./sql-api-key-repository.js";
 import { SqlApprovalRepository } from "./sql-approval-repository.js";
 import { SqlAuditTrail } from "./sql-audit-trail.js";
 import { SqlGroupConfigRepository } from "./sql-group-config-repository.js";
+import { SqlL7PolicyRepository } from "./sql-l7-policy-repository.js";
 import { SqlLeaseStore } from "./sql-lease-store.js";
 import { SqlMetricHistory } from "./sql-metric-history.js";
 import { SqlRoleAssignmentRepository } from "./sql-role-assignment-repository.js";
@@ -33,6 +34,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     roles: new SqlRoleRepository(db),
     roleAssignments: new SqlRoleAssignmentRepository(db),
     toolAccessPolicies: new SqlToolAccessPolicyRepository(db),
+    l7Policies: new SqlL7PolicyRepository(db),
     metricHistory: new SqlMetricHistory(db),
     lease: new SqlLeaseStore(db, store.dialect),
     suspendedSessions: new SqlSuspendedSessionRepository(db),

@@ -91,6 +91,13 @@ export interface StoreTables {
     updated_at: number;
     updated_by: string;
   };
+  l7_policies: {
+    mcp_server_id: string;
+    policy: string;
+    policy_id: string;
+    updated_at: number;
+    updated_by: string;
+  };
   metric_samples: {
     seq: Generated<number>;
     name: string;

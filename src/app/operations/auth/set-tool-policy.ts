@@ -22,7 +22,7 @@ export const setToolPolicy = defineAuthOperation({
     allow_list: patternList(),
     deny_list: patternList(),
   }),
-  async run({ repositories, clock }, input, ctx) {
+  async run({ repositories, clock, governance }, input, ctx) {
     const scope = policyScope(input.scope);
     const policy = {
       scope,
@@ -33,6 +33,8 @@ export const setToolPolicy = defineAuthOperation({
       updated_by: ctx.principal.id,
     };
     await repositories.toolAccessPolicies.set(policy);
+    // The call path of this replica applies it from the next call (others within their refresh age).
+    await governance?.stored.reload();
     return {
       scope,
       target_id: policy.target_id,

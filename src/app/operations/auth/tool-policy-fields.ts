@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fnmatch } from "../../../domain/policy/fnmatch.js";
+import { isValidPattern } from "../../../domain/policy/fnmatch.js";
 import type { ToolAccessScope } from "../../ports/tool-access-policy-repository.js";
 import { fieldError } from "./fields.js";
 
@@ -18,15 +18,6 @@ const PATTERN_RULE = "must be a non-empty fnmatch pattern of at most 256 charact
 /** A policy lists globs matched on every call; the bounds keep one policy small. */
 const PATTERNS_MAX = 1000;
 
-function compiles(pattern: string): boolean {
-  try {
-    fnmatch("", pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** `allow_list` / `deny_list`: lists of fnmatch globs; absent is empty. */
 export function patternList() {
   return z
@@ -35,7 +26,7 @@ export function patternList() {
         .string({ error: PATTERN_RULE })
         .min(1, { error: PATTERN_RULE })
         .max(256, { error: PATTERN_RULE })
-        .refine(compiles, { error: "is not a valid fnmatch pattern" }),
+        .refine(isValidPattern, { error: "is not a valid fnmatch pattern" }),
       { error: "must be a list of fnmatch patterns" },
     )
     .max(PATTERNS_MAX, { error: `must list at most ${PATTERNS_MAX} patterns` })

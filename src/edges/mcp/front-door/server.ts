@@ -18,6 +18,7 @@ import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import type { AppServices } from "../../../app/services.js";
 import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../../domain/errors.js";
 import { callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
+import { checkParamHeaders } from "../param-headers.js";
 import { callerAccess, frontDoorManagementTool, frontDoorManagementTools } from "../tool-visibility.js";
 import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
 
@@ -58,7 +59,16 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     const access = accessOf(extra.signal);
     const management = (await frontDoorManagementTools(access)).map(listedTool);
     if (!(await access.mayUseUpstreams())) return { tools: management };
-    return { tools: [...management, ...relay.projection.tools().map(listing)] };
+    const ctx = options.contextOf(extra.signal);
+    const upstream = await relay.toolsFor(ctx);
+    // Left out: tools `header_exposure` withholds, and tools a `block` digest pin refuses (a drifted
+    // description is the text a model must not read).
+    const shown = upstream.filter(
+      ({ target, tool }) =>
+        !services.headerExposure?.withholds(target, tool) &&
+        !services.pins?.hidesFromListing(target, tool, ctx.principal.tenant_id),
+    );
+    return { tools: [...management, ...shown.map(listing)] };
   });
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
     const leaves: (() => void)[] = [];
@@ -141,9 +151,18 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     const args = rawArgs as Record<string, unknown>;
     const access = accessOf(extra.signal);
     const management = await frontDoorManagementTool(access, name);
-    if (management) return callManagementTool(services, management, args, options.contextOf(extra.signal));
+    const headers = extra.requestInfo?.headers;
+    if (management) {
+      checkParamHeaders(services, listedTool(management), args, headers);
+      return callManagementTool(services, management, args, options.contextOf(extra.signal));
+    }
     if (!(await access.mayUseUpstreams()))
       throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    // Checked against the upstream tool as listed here; an unknown or withheld name is left to the
+    // relay, whose gates answer it as unknown (-32601).
+    const projected = relay.projection.find(name);
+    if (projected && !services.headerExposure?.withholds(projected.target, projected.tool))
+      checkParamHeaders(services, projected.tool, args, headers);
     try {
       return await relay.callTool(name, args, relayedParams(params), call);
     } catch (error) {

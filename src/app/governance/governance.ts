@@ -1,0 +1,137 @@
+import type { AccessKind, AccessPolicy, TenantPolicy } from "../../domain/policy/access-policy.js";
+import { accessAllows } from "../../domain/policy/access-policy.js";
+import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { StoreRepositories } from "../ports/store-repositories.js";
+import { AgentPolicies } from "./agent-policies.js";
+import { SessionSuspensions } from "./session-suspensions.js";
+import { StoredToolPolicies } from "./stored-tool-policies.js";
+import { ToolWithdrawals } from "./tool-withdrawals.js";
+
+/** One `interceptors.validators` entry (spec 2 §2): only `payload_size` exists. */
+export interface PayloadSizeValidator {
+  readonly type: "payload_size";
+  readonly max_bytes: number;
+}
+
+/** What the governance reads from the configuration; replaced as a whole on reload. */
+export interface GovernanceSettings {
+  /** `tool_access.member.<tenant>`: on every server and group, besides their own policies. */
+  readonly tenants: ReadonlyMap<string, TenantPolicy>;
+  /** `mcp_servers.<id>.tool_access.member.<tenant>`, by server id, then tenant. */
+  readonly serverTenants: ReadonlyMap<string, ReadonlyMap<string, TenantPolicy>>;
+  /** `access:` of servers and groups, by id (ids of servers and groups never collide). */
+  readonly access: ReadonlyMap<string, AccessPolicy>;
+  /** `interceptors.validators`, in order. */
+  readonly validators: readonly PayloadSizeValidator[];
+}
+
+export const NO_GOVERNANCE_SETTINGS: GovernanceSettings = {
+  tenants: new Map(),
+  serverTenants: new Map(),
+  access: new Map(),
+  validators: [],
+};
+
+/**
+ * How long a replica trusts its copy of the shared governance records (stored policies, suspended
+ * sessions) before reading them again on the call path: a change made through another replica
+ * takes effect there within this time; one made through this replica at once.
+ */
+export const SHARED_RECORDS_MAX_AGE_MS = 2_000;
+
+/**
+ * The governance layers over tool calls besides the servers' and groups' own policies: per-tenant
+ * policies of the configuration, policies stored through REST, the agent-pushed policy, runtime
+ * withdrawals, suspended sessions and payload validators. Computing "the policies over this call"
+ * stays in one place (`routing/route-call.ts` `memberPolicies`), which asks `policiesOver`.
+ */
+export class Governance {
+  private current: GovernanceSettings;
+  readonly stored: StoredToolPolicies;
+  readonly withdrawals = new ToolWithdrawals();
+  readonly agent = new AgentPolicies();
+  readonly sessions: SessionSuspensions;
+
+  constructor(
+    settings: GovernanceSettings,
+    deps: { repositories: StoreRepositories; clock: Clock; logger: Logger; maxAgeMs?: number },
+  ) {
+    this.current = settings;
+    const shared = {
+      clock: deps.clock,
+      logger: deps.logger,
+      maxAgeMs: deps.maxAgeMs ?? SHARED_RECORDS_MAX_AGE_MS,
+    };
+    this.stored = new StoredToolPolicies(deps.repositories.toolAccessPolicies, shared);
+    this.sessions = new SessionSuspensions(deps.repositories.suspendedSessions, shared);
+  }
+
+  get settings(): GovernanceSettings {
+    return this.current;
+  }
+
+  /** Applies the governance parts of a (re)loaded configuration; runtime layers stay as they are. */
+  configure(settings: GovernanceSettings): void {
+    this.current = settings;
+  }
+
+  /** Reads the shared records now (at start). */
+  async load(): Promise<void> {
+    await Promise.all([this.stored.reload(), this.sessions.reload()]);
+  }
+
+  /** Reads the shared records again when the copy is old (before a call is admitted or a listing). */
+  async fresh(): Promise<void> {
+    await Promise.all([this.stored.fresh(), this.sessions.fresh()]);
+  }
+
+  /**
+   * The governance policies over a call reaching `serverId` governed by `groups`, for a caller of
+   * `tenant`: the stored ones, the agent-pushed ones, and the tenant's (global and the server's own).
+   */
+  policiesOver(serverId: string, groups: readonly string[], tenant: string | null): ToolPolicy[] {
+    const policies = [
+      ...this.stored.policiesOver(serverId, groups),
+      ...this.agent.policiesOver(serverId, groups),
+    ];
+    if (tenant === null) return policies;
+    const global = this.current.tenants.get(tenant);
+    const own = this.current.serverTenants.get(serverId)?.get(tenant);
+    if (global) policies.push(global);
+    if (own) policies.push(own);
+    return policies;
+  }
+
+  /** Whether any tenant policy exists for `tenant` (listings skip the per-caller pass otherwise). */
+  hasTenantPolicies(tenant: string | null): boolean {
+    if (tenant === null) return false;
+    if (this.current.tenants.has(tenant)) return true;
+    for (const byTenant of this.current.serverTenants.values()) if (byTenant.has(tenant)) return true;
+    return false;
+  }
+
+  /**
+   * Whether a caller of `tenant` may see and use a prompt (by name) or a resource (by URI, or URI
+   * template in listings) of `serverId`, member of `groups`: the server's `access:`, each group's,
+   * and the tenant's (global and the server's own) must all allow it.
+   */
+  accessAllows(
+    serverId: string,
+    groups: readonly string[],
+    tenant: string | null,
+    kind: AccessKind,
+    key: string,
+  ): boolean {
+    const { access, tenants, serverTenants } = this.current;
+    const policies: (AccessPolicy | undefined)[] = [
+      access.get(serverId),
+      ...groups.map((id) => access.get(id)),
+    ];
+    if (tenant !== null) {
+      policies.push(tenants.get(tenant)?.access, serverTenants.get(serverId)?.get(tenant)?.access);
+    }
+    return accessAllows(policies, kind, key);
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { RequestRejected } from "../../../domain/errors.js";
+import { AGENT_ACTIONS } from "../../../domain/policy/agent-policy.js";
+import { isValidPattern } from "../../../domain/policy/fnmatch.js";
+import { defineOperation } from "../../operation.js";
+import { requireGovernance } from "./governance-fields.js";
+
+const SERVER_RULE =
+  "must be a server or group id, or * for every one (a non-empty string of at most 256 characters)";
+const TOOL_RULE = "must be a tool name or an fnmatch pattern (a non-empty string of at most 256 characters)";
+const TIMEOUT_RULE = "must be a positive integer (seconds)";
+const VERSION_RULE = "must be an integer of at least 0";
+const ENTRY_KEYS = "mcp_server_id, action, tool_name, approval_timeout_seconds";
+/** One push replaces the whole agent policy; the bound keeps it small enough to match on every call. */
+const MAX_ENTRIES = 10_000;
+
+const entrySchema = z.strictObject(
+  {
+    mcp_server_id: z
+      .string({ error: SERVER_RULE })
+      .min(1, { error: SERVER_RULE })
+      .max(256, { error: SERVER_RULE }),
+    action: z.enum(AGENT_ACTIONS, { error: `must be one of ${AGENT_ACTIONS.join(", ")}` }),
+    tool_name: z
+      .string({ error: TOOL_RULE })
+      .min(1, { error: TOOL_RULE })
+      .max(256, { error: TOOL_RULE })
+      .refine(isValidPattern, { error: "is not a valid fnmatch pattern" }),
+    approval_timeout_seconds: z.int({ error: TIMEOUT_RULE }).min(1, { error: TIMEOUT_RULE }).optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `has unknown key(s) ${issue.keys.join(", ")} (allowed: ${ENTRY_KEYS})`
+        : `must be a mapping with keys ${ENTRY_KEYS}`,
+  },
+);
+
+/**
+ * `POST /agent/policy` (spec 1): a policy agent pushes the tool policy of the fleet as a whole.
+ * `tool_policies` entries name a server or group (`*`: every one), an action and a tool name or
+ * pattern; the entries of one target form one policy block (allow -> allow list, deny -> deny list,
+ * require-approval -> approval list; audit changes no verdict, every call being audited anyway),
+ * combined with every other policy over a call (any deny denies). A push replaces the previous one
+ * unless its `version` is older than the one in force (409 `stale_version`, nothing changed). Not
+ * persisted: the agent pushes again after a restart. Answers `{status: 'ok', version, applied}`.
+ * With authentication on the route is not in the route table and is refused (spec 2 §5).
+ */
+export const setAgentPolicy = defineOperation({
+  name: "set-agent-policy",
+  kind: "command",
+  summary: "Replace the tool policy pushed by a policy agent.",
+  permissions: ["policy:write"],
+  input: z.object({
+    tool_policies: z
+      .array(entrySchema, { error: "must be a list of policy entries" })
+      .max(MAX_ENTRIES, { error: `must list at most ${MAX_ENTRIES} entries` })
+      .default(() => []),
+    version: z.int({ error: VERSION_RULE }).min(0, { error: VERSION_RULE }).default(0),
+  }),
+  async run(services, input, ctx) {
+    const { agent } = requireGovernance(services);
+    if (!agent.replace(input.tool_policies, input.version)) {
+      throw new RequestRejected(
+        409,
+        "stale_version",
+        `version ${input.version} is older than the agent policy in force (version ${agent.version}); nothing changed`,
+        { version: agent.version },
+      );
+    }
+    services.logger.info(
+      { version: input.version, entries: input.tool_policies.length, by: ctx.principal.id },
+      "agent policy replaced",
+    );
+    return { status: "ok", version: input.version, applied: input.tool_policies.length };
+  },
+});

@@ -1,0 +1,278 @@
+import { describe, expect, it } from "vitest";
+import { memoryRepositories } from "../../../src/adapters/store/memory/memory-repositories.js";
+import type { RequestContext } from "../../../src/app/context.js";
+import type { ManagedServer } from "../../../src/app/fleet/managed-server.js";
+import {
+  Governance,
+  type GovernanceSettings,
+  NO_GOVERNANCE_SETTINGS,
+} from "../../../src/app/governance/governance.js";
+import { payloadSizeGate } from "../../../src/app/governance/payload-size-gate.js";
+import { SharedReader } from "../../../src/app/governance/shared-reader.js";
+import { suspendedSessionGate } from "../../../src/app/governance/suspended-session-gate.js";
+import { ToolWithdrawals } from "../../../src/app/governance/tool-withdrawals.js";
+import { withdrawnToolGate } from "../../../src/app/governance/withdrawn-tool-gate.js";
+import type { GatedCall } from "../../../src/app/routing/call-gate.js";
+import { GatewayError } from "../../../src/domain/errors.js";
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+function manualClock() {
+  const clock = { t: 0, now: () => clock.t, monotonic: () => clock.t };
+  return clock;
+}
+
+const policy = (allow: string[], deny: string[] = [], approval: string[] = []) => ({
+  allow_list: allow,
+  deny_list: deny,
+  approval_list: approval,
+});
+
+function governance(settings: Partial<GovernanceSettings> = {}) {
+  const repositories = memoryRepositories();
+  const clock = manualClock();
+  const gov = new Governance(
+    { ...NO_GOVERNANCE_SETTINGS, ...settings },
+    { repositories, clock, logger: silent },
+  );
+  return { gov, repositories, clock };
+}
+
+function call(
+  overrides: Partial<GatedCall> & { tenant?: string | null; sessionId?: string } = {},
+): GatedCall {
+  const ctx: RequestContext = {
+    principal: { id: "p", type: "api_key", tenant_id: overrides.tenant ?? null, roles: [] },
+    authenticated: true,
+    channel: "mcp-http",
+    ...(overrides.sessionId !== undefined && { sessionId: overrides.sessionId }),
+  };
+  return {
+    ctx,
+    target: "math",
+    group: null,
+    server: { id: "math" } as ManagedServer,
+    tool: "add",
+    args: {},
+    callId: "c1",
+    ...overrides,
+  };
+}
+
+async function refusal(promise: Promise<void>): Promise<string | null> {
+  try {
+    await promise;
+    return null;
+  } catch (error) {
+    return error instanceof GatewayError ? error.type : String(error);
+  }
+}
+
+describe("runtime withdrawals", () => {
+  it("withdraw for one tenant, for every tenant, and restore tenant by tenant or all at once", () => {
+    const w = new ToolWithdrawals();
+    w.withdraw("math", "add", "t1");
+    expect(w.isWithdrawn("math", "add", "t1")).toBe(true);
+    expect(w.isWithdrawn("math", "add", "t2")).toBe(false);
+    expect(w.isWithdrawn("math", "add", null)).toBe(false);
+    w.withdraw("math", "add", null);
+    expect(w.isWithdrawn("math", "add", "t2")).toBe(true);
+    expect(w.isWithdrawn("math", "add", null)).toBe(true);
+    // Restoring one tenant does not lift the withdrawal for every tenant.
+    expect(w.restore("math", "add", "t1")).toBe(true);
+    expect(w.isWithdrawn("math", "add", "t1")).toBe(true);
+    expect(w.restore("math", "add", null)).toBe(true);
+    expect(w.isWithdrawn("math", "add", "t1")).toBe(false);
+    expect(w.empty).toBe(true);
+    expect(w.restore("math", "add", null)).toBe(false);
+  });
+
+  it("refuses a withdrawn tool on the named target or on the member the call reaches", async () => {
+    const w = new ToolWithdrawals();
+    const gate = withdrawnToolGate(w);
+    expect(await refusal(gate.check(call()))).toBeNull();
+    w.withdraw("m1", "add", "t1");
+    const viaGroup = { target: "pool", group: "pool", server: { id: "m1" } as ManagedServer };
+    expect(await refusal(gate.check(call({ ...viaGroup, tenant: "t1" })))).toBe("ToolWithdrawnError");
+    expect(await refusal(gate.check(call({ ...viaGroup, tenant: "t2" })))).toBeNull();
+    w.withdraw("pool", "add", null);
+    expect(await refusal(gate.check(call({ ...viaGroup, tenant: "t2" })))).toBe("ToolWithdrawnError");
+  });
+});
+
+describe("the payload_size validator", () => {
+  const limit = (max_bytes: number) => payloadSizeGate(() => [{ type: "payload_size", max_bytes }]);
+  const args = { message: "x".repeat(10) };
+  const size = JSON.stringify(args).length;
+
+  it("passes a payload of exactly the limit and denies one byte more", async () => {
+    expect(await refusal(limit(size).check(call({ args })))).toBeNull();
+    expect(await refusal(limit(size - 1).check(call({ args })))).toBe("ValidatorDenied");
+  });
+
+  it("fails closed when the payload cannot be measured", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(await refusal(limit(1_000_000).check(call({ args: cycle })))).toBe("ValidatorDenied");
+  });
+
+  it("checks nothing without validators", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(await refusal(payloadSizeGate(() => []).check(call({ args: cycle })))).toBeNull();
+  });
+});
+
+describe("suspended sessions", () => {
+  it("refuses the calls of a suspended session until it is resumed, and passes calls outside a session", async () => {
+    const { gov } = governance();
+    const gate = suspendedSessionGate(gov.sessions);
+    const record = { session_id: "s1", reason: "", suspended_by: "admin", replica: "r", suspended_at: 0 };
+    await gov.sessions.suspend(record);
+    expect(await refusal(gate.check(call({ sessionId: "s1" })))).toBe("SessionSuspendedError");
+    expect(await refusal(gate.check(call({ sessionId: "s2" })))).toBeNull();
+    expect(await refusal(gate.check(call()))).toBeNull();
+    expect(await gov.sessions.resume("s1")).toBe(true);
+    expect(await refusal(gate.check(call({ sessionId: "s1" })))).toBeNull();
+  });
+
+  it("learns of another replica's suspension once its copy is older than the refresh age", async () => {
+    const { gov, repositories, clock } = governance();
+    await gov.load();
+    const gate = suspendedSessionGate(gov.sessions);
+    await repositories.suspendedSessions.suspend({
+      session_id: "s9",
+      reason: "",
+      suspended_by: "admin",
+      replica: "other",
+      suspended_at: 0,
+    });
+    expect(await refusal(gate.check(call({ sessionId: "s9" })))).toBeNull();
+    clock.t += 2_001;
+    expect(await refusal(gate.check(call({ sessionId: "s9" })))).toBe("SessionSuspendedError");
+  });
+});
+
+describe("the policies over a call", () => {
+  it("add the tenant's global and per-server policies only for a caller of that tenant", () => {
+    const { gov } = governance({
+      tenants: new Map([["t1", policy([], ["add"])]]),
+      serverTenants: new Map([["math", new Map([["t2", policy(["sub"])]])]]),
+    });
+    expect(gov.policiesOver("math", [], null)).toEqual([]);
+    expect(gov.policiesOver("math", [], "t1")).toEqual([policy([], ["add"])]);
+    expect(gov.policiesOver("math", [], "t2")).toEqual([policy(["sub"])]);
+    expect(gov.policiesOver("text", [], "t2")).toEqual([]);
+    expect(gov.hasTenantPolicies("t2")).toBe(true);
+    expect(gov.hasTenantPolicies("t3")).toBe(false);
+  });
+
+  it("add stored policies by scope: provider, group, member of a group, member of any group", async () => {
+    const { gov, repositories } = governance();
+    const set = (scope: "provider" | "group" | "member", target_id: string, deny: string) =>
+      repositories.toolAccessPolicies.set({
+        scope,
+        target_id,
+        allow_list: [],
+        deny_list: [deny],
+        updated_at: 0,
+        updated_by: "admin",
+      });
+    await set("provider", "m1", "a");
+    await set("group", "pool", "b");
+    await set("member", "pool:m1", "c");
+    await set("member", "m1", "d");
+    await set("member", "other:m1", "e");
+    await gov.stored.reload();
+    const denied = (groups: string[]) => gov.policiesOver("m1", groups, null).flatMap((p) => p.deny_list);
+    expect(denied([])).toEqual(["a"]);
+    expect(denied(["pool"]).sort()).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("add the agent-pushed policy of the server, its groups and of every server, and refuse an older version", () => {
+    const { gov } = governance();
+    expect(gov.agent.replace([{ mcp_server_id: "*", action: "deny", tool_name: "x" }], 3)).toBe(true);
+    expect(gov.agent.replace([], 2)).toBe(false);
+    expect(gov.policiesOver("math", [], null)).toEqual([policy([], ["x"])]);
+    expect(gov.agent.replace([{ mcp_server_id: "pool", action: "deny", tool_name: "y" }], 3)).toBe(true);
+    expect(gov.policiesOver("math", [], null)).toEqual([]);
+    expect(gov.policiesOver("math", ["pool"], null)).toEqual([policy([], ["y"])]);
+  });
+
+  it("decide prompt and resource access over the server, its groups and the tenant", () => {
+    const { gov } = governance({
+      access: new Map([
+        ["rich", { resource: { allow_list: [], deny_list: ["rich://hidden/*"] } }],
+        ["pool", { prompt: { allow_list: [], deny_list: ["secret-*"] } }],
+      ]),
+      tenants: new Map([
+        ["t1", { ...policy([]), access: { prompt: { allow_list: ["greet"], deny_list: [] } } }],
+      ]),
+    });
+    expect(gov.accessAllows("rich", [], null, "resource", "rich://hidden/1")).toBe(false);
+    expect(gov.accessAllows("rich", [], null, "resource", "rich://readme")).toBe(true);
+    expect(gov.accessAllows("rich", ["pool"], null, "prompt", "secret-x")).toBe(false);
+    expect(gov.accessAllows("rich", [], "t1", "prompt", "other")).toBe(false);
+    expect(gov.accessAllows("rich", [], "t1", "prompt", "greet")).toBe(true);
+  });
+});
+
+describe("the shared-record reader", () => {
+  it("reads again only when its copy is old, after a failure too, and keeps the last copy on failure", async () => {
+    const clock = manualClock();
+    let reads = 0;
+    let fail = false;
+    let copy: number[] = [];
+    const reader = new SharedReader(
+      async () => {
+        reads++;
+        if (fail) throw new Error("store down");
+        return [reads];
+      },
+      (records: number[]) => {
+        copy = records;
+      },
+      { clock, logger: silent, maxAgeMs: 1_000, what: "test" },
+    );
+    await reader.fresh();
+    await reader.fresh();
+    expect([reads, copy]).toEqual([1, [1]]);
+    clock.t += 1_000;
+    fail = true;
+    await reader.fresh();
+    expect([reads, copy]).toEqual([2, [1]]);
+    await reader.fresh();
+    expect(reads).toBe(2);
+  });
+
+  it("starts a reload after a read under way, so a change made meanwhile is seen", async () => {
+    const clock = manualClock();
+    let value = "old";
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    let copy = "";
+    const reader = new SharedReader(
+      async () => {
+        const seen = value;
+        if (first) {
+          first = false;
+          await gate;
+        }
+        return seen;
+      },
+      (records: string) => {
+        copy = records;
+      },
+      { clock, logger: silent, maxAgeMs: 1_000, what: "test" },
+    );
+    const slow = reader.fresh();
+    value = "new";
+    const reload = reader.reload();
+    release();
+    await Promise.all([slow, reload]);
+    expect(copy).toBe("new");
+  });
+});
