@@ -12,6 +12,8 @@ export type EventListener = (event: DomainEvent) => void;
  */
 export class EventBus {
   private readonly listeners = new Set<EventListener>();
+  /** Listeners of peers' events too (`subscribeWithPeers`): the WebSocket stream. */
+  private readonly peerListeners = new Set<EventListener>();
 
   constructor(
     private readonly deps: { clock: Clock; ids: IdGenerator; logger: Logger; instanceId: string },
@@ -20,6 +22,28 @@ export class EventBus {
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Like `subscribe`, and also receives the events other replicas produced, as `deliverFromPeer`
+   * hands them over (in the shared store's commit order). Recorders, audit and the read models of
+   * this replica's own fleet use `subscribe`, so a peer's event is never recorded twice.
+   */
+  subscribeWithPeers(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    this.peerListeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+      this.peerListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Delivers an event another replica produced and recorded (its envelope kept as stored) to the
+   * `subscribeWithPeers` listeners only. Synchronous, like `publish`.
+   */
+  deliverFromPeer(event: DomainEvent): void {
+    for (const listener of this.peerListeners) this.notify(listener, event);
   }
 
   publish(payloads: readonly DomainEventPayload[]): DomainEvent[] {
@@ -32,14 +56,16 @@ export class EventBus {
         produced_by: this.deps.instanceId,
       };
       published.push(event);
-      for (const listener of this.listeners) {
-        try {
-          listener(event);
-        } catch (error) {
-          this.deps.logger.error({ event_type: event.type, err: String(error) }, "event subscriber failed");
-        }
-      }
+      for (const listener of this.listeners) this.notify(listener, event);
     }
     return published;
+  }
+
+  private notify(listener: EventListener, event: DomainEvent): void {
+    try {
+      listener(event);
+    } catch (error) {
+      this.deps.logger.error({ event_type: event.type, err: String(error) }, "event subscriber failed");
+    }
   }
 }

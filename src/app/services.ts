@@ -3,6 +3,7 @@ import type { CutStyle } from "../domain/truncation/truncate-result.js";
 import type { ApprovalService } from "./approvals/approval-service.js";
 import type { Authorizer } from "./auth/authorizer.js";
 import type { RequestContext } from "./context.js";
+import type { Leadership } from "./coordination/leadership.js";
 import type { EgressPolicies } from "./egress/egress-policies.js";
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
@@ -31,7 +32,8 @@ export interface InstanceInfo {
   /** Monotonic milliseconds at start, for uptime. */
   started_mono: number;
   coordinates_with_peers: boolean;
-  manages_fleet: boolean;
+  /** Live: with coordination, true only while this replica holds the management lease. */
+  readonly manages_fleet: boolean;
   storage_is_shareable: boolean;
   rate_limits_are_per_instance: boolean;
 }
@@ -109,6 +111,11 @@ export interface AppServices {
   hasher: Hasher;
   logger: Logger;
   instance: InstanceInfo;
+  /**
+   * The management lease (`coordination`); absent without coordination, where this replica is the
+   * only one and manages its own fleet. Leader-only work listens to it.
+   */
+  coordination?: Leadership;
   settings: ServiceSettings;
   /** Null while `truncation.enabled` is false: results are never cut and no continuation exists. */
   continuations: Continuations | null;

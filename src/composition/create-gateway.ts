@@ -38,6 +38,7 @@ import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import { openAuthentication } from "./authentication.js";
 import { createCallGates } from "./call-gates.js";
+import { createCoordination } from "./coordination.js";
 import { createDigestPins } from "./digest-pins.js";
 import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./front-door.js";
 import { openGovernance } from "./governance.js";
@@ -47,6 +48,7 @@ import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
 import { describeProtectedResource, openTokenVerifier } from "./open-token-verifier.js";
+import { openReplication } from "./replication.js";
 import { specFromEntry } from "./server-specs.js";
 import { checkStartup } from "./startup-checks.js";
 import { VERSION } from "./version.js";
@@ -91,7 +93,10 @@ export interface Gateway {
   readonly frontDoor: FrontDoor | null;
   /** Who a stdio client is (`auth.stdio.principal` with auth on); undefined: no identity. */
   readonly stdioPrincipal: Principal | undefined;
-  /** Starts the idle reaper, the health checker and crash recovery. */
+  /**
+   * Starts the health checker and, on this replica alone or once it holds the management lease,
+   * the idle reaper, crash recovery and `auto_start` groups.
+   */
   startBackground(): void;
   /** Stops loops and MCP sessions, then every child server. Idempotent. */
   shutdown(): Promise<void>;
@@ -258,8 +263,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (!options.storage) await storage.close();
     throw refused;
   }
+  const recovery = new AutoRecovery({ fleet, bus, logger });
+  const coordination = createCoordination(config, {
+    storage,
+    clock,
+    logger,
+    instanceId,
+    work: { fleet, groups, idleReaper: idleReaper(fleet, logger), recovery, logger },
+  });
   const services: AppServices = {
     ...(approvals && { approvals: approvals.service }),
+    ...(coordination.elector && { coordination: coordination.elector }),
     fleet,
     invoker,
     authorizer,
@@ -299,16 +313,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ids,
     hasher,
     logger,
-    instance: {
+    instance: coordination.instance({
       instance_id: instanceId,
       version: VERSION,
       started_at: clock.now(),
       started_mono: clock.monotonic(),
-      coordinates_with_peers: false,
-      manages_fleet: true,
-      storage_is_shareable: false,
-      rate_limits_are_per_instance: true,
-    },
+    }),
     settings: {
       topology: config.tool_access.mode,
       declaredServerIds: declared,
@@ -323,9 +333,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
 
-  const loops: Periodic[] = [idleReaper(fleet, logger), healthChecker(fleet, clock, logger)];
+  // Every replica checks its own connections; leader-only work is in `coordination`.
+  const loops: Periodic[] = [healthChecker(fleet, clock, logger)];
   if (pinning.recheck) loops.push(pinning.recheck);
-  const recovery = new AutoRecovery({ fleet, bus, logger });
+  // Peers' events on this replica's WebSocket stream (multi-replica on PostgreSQL only).
+  const replication = await openReplication(config, storage, { bus, instanceId, logger });
+  if (replication) loops.push(replication);
   const authentication = openAuthentication({
     config,
     env,
@@ -348,6 +361,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         loopbackOnly: listen.host === undefined || isLoopbackHost(listen.host),
         ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
         ...(authentication && { authentication: authentication.http }),
+        sessions: storage.repositories.mcpSessions,
       });
       const mcp = endpoint;
       return buildHttpApp(services, {
@@ -374,23 +388,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     startBackground() {
       for (const loop of loops) loop.start();
       frontDoor?.warm();
-      recovery.start();
-      // `auto_start` groups start their members now, in the background: failures are logged and the
-      // members stay startable by calls.
-      for (const [id, group] of groups.list()) {
-        if (!group.auto_start) continue;
-        void groups.startMembers(id).then(({ failed }) => {
-          for (const failure of failed)
-            logger.warn(
-              { group_id: id, member: failure.id, error: failure.error },
-              "group member did not start",
-            );
-        });
-      }
+      // Idle reaper, crash recovery and `auto_start` groups: at once without coordination, on
+      // election with it.
+      coordination.start();
     },
     shutdown() {
       shuttingDown ??= (async () => {
-        recovery.stop();
+        // Leader-only work stops first, then the lease is released, so a peer takes over at once.
+        await coordination.stop();
         groups.stop();
         await Promise.all(loops.map((loop) => loop.stop()));
         frontDoor?.close();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { GroupView } from "../../domain/group/group-model.js";
 import type { ServerState } from "../../domain/server/lifecycle.js";
+import { instanceCoordinates } from "../coordination/instance-coordinates.js";
 import { defineOperation } from "../operation.js";
 import { SCOPE_NOTE } from "./gateway-status.js";
 
@@ -32,7 +33,7 @@ export const gatewayHealth = defineOperation({
         },
       },
       replica: {
-        instance_id: instance.instance_id,
+        ...instanceCoordinates(instance),
         uptime_seconds: Math.round((clock.monotonic() - instance.started_mono) / 100) / 10,
       },
       scope: "replica" as const,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { GroupState } from "../../domain/group/group-state.js";
 import type { ServerState } from "../../domain/server/lifecycle.js";
+import { instanceCoordinates } from "../coordination/instance-coordinates.js";
 import { defineOperation } from "../operation.js";
 import { deadView } from "../views/server-views.js";
 
@@ -80,7 +81,7 @@ export const gatewayStatus = defineOperation({
         uptime,
         uptime_seconds,
       },
-      replica: { instance_id: instance.instance_id, uptime_seconds, uptime },
+      replica: { ...instanceCoordinates(instance), uptime_seconds, uptime },
       scope: "replica" as const,
       scope_note: SCOPE_NOTE,
       formatted,

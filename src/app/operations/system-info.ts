@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ServerState } from "../../domain/server/lifecycle.js";
+import { instanceCoordinates } from "../coordination/instance-coordinates.js";
 import { defineOperation } from "../operation.js";
 
 export const systemInfo = defineOperation({
@@ -34,13 +35,7 @@ export const systemInfo = defineOperation({
             : Math.round(((total_invocations - total_failures) / total_invocations) * 1000) / 1000,
         uptime_seconds: (clock.monotonic() - instance.started_mono) / 1000,
         version: instance.version,
-        instance: {
-          instance_id: instance.instance_id,
-          coordinates_with_peers: instance.coordinates_with_peers,
-          manages_fleet: instance.manages_fleet,
-          storage_is_shareable: instance.storage_is_shareable,
-          rate_limits_are_per_instance: instance.rate_limits_are_per_instance,
-        },
+        instance: instanceCoordinates(instance),
       },
     };
   },

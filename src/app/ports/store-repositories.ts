@@ -4,6 +4,7 @@ import type { AuditTrail } from "./audit-trail.js";
 import type { GroupConfigRepository } from "./group-config-repository.js";
 import type { L7PolicyRepository } from "./l7-policy-repository.js";
 import type { LeaseStore } from "./lease-store.js";
+import type { McpSessionRepository } from "./mcp-session-repository.js";
 import type { MetricHistory } from "./metric-history.js";
 import type { RoleAssignmentRepository } from "./role-assignment-repository.js";
 import type { RoleRepository } from "./role-repository.js";
@@ -32,4 +33,6 @@ export interface StoreRepositories {
   readonly metricHistory: MetricHistory;
   readonly lease: LeaseStore;
   readonly suspendedSessions: SuspendedSessionRepository;
+  /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
+  readonly mcpSessions: McpSessionRepository;
 }

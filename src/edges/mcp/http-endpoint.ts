@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type InitializeRequest,
+  isInitializeRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RequestContext } from "../../app/context.js";
+import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
 import { createOriginCheck, isLoopbackHost, type OriginCheck } from "../http/origin-policy.js";
 import {
@@ -15,6 +21,7 @@ import {
 } from "../http/plugins/authentication.js";
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
+import { replayInitialization } from "./session-restore.js";
 
 export interface McpEndpointOptions {
   /** Browser origins besides loopback ones (`http.allowed_origins`); requests without Origin pass. */
@@ -37,6 +44,12 @@ export interface McpEndpointOptions {
   serverStream?: boolean;
   /** With authentication on: every request is authenticated, and a session stays its principal's. */
   authentication?: HttpAuthentication;
+  /**
+   * Where sessions are recorded. When the repository is `shared` (replicas on one database), a
+   * request for a session held by another replica rebuilds it here, and every request checks that
+   * the session was not ended elsewhere. Without it, sessions live in this process only.
+   */
+  sessions?: McpSessionRepository;
 }
 
 /** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
@@ -44,6 +57,12 @@ const SESSION_IDLE_MS = 30 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
 /** How often idle sessions are looked for. */
 const SWEEP_INTERVAL_MS = 60 * 1000;
+/**
+ * How often `last seen` times are written to the session store, in one batch: a session's expiry
+ * is 30 minutes, so a few seconds of lag cost nothing, and a busy session costs one write per
+ * interval instead of one per request.
+ */
+const TOUCH_FLUSH_MS = 5 * 1000;
 
 interface Session {
   server: Server;
@@ -64,6 +83,11 @@ interface Session {
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly flusher: NodeJS.Timeout;
+  /** `last seen` (epoch seconds) of sessions used since the last flush to the session store. */
+  private readonly pendingSeen = new Map<string, number>();
+  /** Rebuilds under way, so that concurrent requests for one session build it once. */
+  private readonly restoring = new Map<string, Promise<Session | undefined>>();
 
   private readonly originAllowed: OriginCheck;
 
@@ -74,6 +98,8 @@ export class McpHttpEndpoint {
     this.originAllowed = createOriginCheck(options.allowedOrigins ?? []);
     this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
+    this.flusher = setInterval(() => void this.flushSeen(), TOUCH_FLUSH_MS);
+    this.flusher.unref();
   }
 
   get sessionCount(): number {
@@ -117,12 +143,28 @@ export class McpHttpEndpoint {
     if (request.headers["mcp-session-id"]) return this.handleExisting(request, reply);
     const caller = await this.authenticate(request, reply);
     if (!caller) return;
-    if (!isInitializeRequest(request.body)) {
+    const body = request.body;
+    if (!isInitializeRequest(body)) {
       return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
     }
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
     const key = randomUUID();
     const identity = { caller };
+    const { server, transport } = this.openSession(key, identity, async (id) => {
+      this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity });
+      await this.record(id, caller, body);
+    });
+    await server.connect(transport);
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, body);
+  }
+
+  /** A server and transport for session `key`, answering as `identity` says. */
+  private openSession(
+    key: string,
+    identity: { caller: Caller },
+    onsessioninitialized?: (id: string) => Promise<void>,
+  ): { server: Server; transport: StreamableHTTPServerTransport } {
     const contextOf = (signal: AbortSignal): RequestContext => ({
       principal: identity.caller.principal,
       authenticated: identity.caller.authenticated,
@@ -137,32 +179,124 @@ export class McpHttpEndpoint {
       : createManagementServer(this.services, contextOf);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => key,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity });
-      },
+      ...(onsessioninitialized && { onsessioninitialized }),
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      // Only this transport's own entry: a rebuilt copy of the session may have replaced it.
+      if (this.sessions.get(key)?.transport === transport) this.sessions.delete(key);
     };
-    await server.connect(transport);
-    reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    return { server, transport };
+  }
+
+  /** Writes the record other replicas rebuild the session from. */
+  private async record(id: string, caller: Caller, initialize: InitializeRequest): Promise<void> {
+    const store = this.options.sessions;
+    if (!store) return;
+    const requested = initialize.params.protocolVersion;
+    const now = Date.now() / 1000;
+    try {
+      await store.create({
+        session_id: id,
+        principal_id: caller.principal.id,
+        // Negotiated as the SDK's server does: the client's version when supported, else the latest.
+        protocol_version: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+          ? requested
+          : LATEST_PROTOCOL_VERSION,
+        client_info: { ...initialize.params.clientInfo },
+        client_capabilities: { ...initialize.params.capabilities },
+        created_at: now,
+        last_seen_at: now,
+        ended_at: null,
+      });
+    } catch (error) {
+      // The session still works on this replica; other replicas answer 404 for it.
+      this.services.logger.error({ err: String(error) }, "MCP session could not be recorded");
+    }
   }
 
   private async handleExisting(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const caller = await this.authenticate(request, reply);
     if (!caller) return;
     const id = request.headers["mcp-session-id"];
-    const session = typeof id === "string" ? this.sessions.get(id) : undefined;
-    if (!session) return reply.status(404).send(rpcError(-32001, "Session not found"));
+    let session: Session | undefined;
+    try {
+      session = typeof id === "string" ? await this.find(id, caller) : undefined;
+    } catch (error) {
+      this.services.logger.error({ err: String(error) }, "MCP session store unavailable");
+      return reply.status(503).send(rpcError(-32000, "Session store unavailable"));
+    }
     // Another principal must not learn that the session exists, let alone use it.
-    if (caller.principal.id !== session.identity.caller.principal.id) {
+    if (!session || typeof id !== "string" || caller.principal.id !== session.identity.caller.principal.id) {
       return reply.status(404).send(rpcError(-32001, "Session not found"));
     }
     session.identity.caller = caller;
     session.lastSeen = Date.now();
+    if (request.method === "DELETE") {
+      // Ended for every replica before the local copy closes (the transport closes on DELETE).
+      this.pendingSeen.delete(id);
+      await this.options.sessions?.end(id, Date.now() / 1000).catch((error: unknown) => {
+        this.services.logger.error({ err: String(error) }, "MCP session end could not be recorded");
+      });
+    } else if (this.options.sessions) {
+      this.pendingSeen.set(id, session.lastSeen / 1000);
+    }
     reply.hijack();
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /**
+   * The session `id` for this request: the local copy, checked against the shared record when other
+   * replicas may have ended it; otherwise rebuilt from the record when the caller's principal opened
+   * it. Undefined when the session does not exist, ended, expired, or is another principal's.
+   */
+  private async find(id: string, caller: Caller): Promise<Session | undefined> {
+    const store = this.options.sessions;
+    const local = this.sessions.get(id);
+    if (local) {
+      if (!store?.shared || local.identity.caller.principal.id !== caller.principal.id) return local;
+      const record = await store.get(id);
+      if (record && this.live(record, local.lastSeen)) return local;
+      this.closeSession(id, local);
+      return undefined;
+    }
+    if (!store) return undefined;
+    // Keyed by principal too: a stranger's attempt must not make the owner's request fail.
+    const key = `${caller.principal.id}\u0000${id}`;
+    let restoring = this.restoring.get(key);
+    if (!restoring) {
+      restoring = this.restore(id, caller, store).finally(() => this.restoring.delete(key));
+      this.restoring.set(key, restoring);
+    }
+    return restoring;
+  }
+
+  /** Rebuilds a session recorded by another replica (or by this one before a restart). */
+  private async restore(
+    id: string,
+    caller: Caller,
+    store: McpSessionRepository,
+  ): Promise<Session | undefined> {
+    const record = await store.get(id);
+    if (!record || !this.live(record, 0) || record.principal_id !== caller.principal.id) return undefined;
+    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    const identity = { caller };
+    const { server, transport } = this.openSession(id, identity);
+    await server.connect(transport);
+    try {
+      await replayInitialization(transport, record);
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      throw error;
+    }
+    const session: Session = { server, transport, lastSeen: Date.now(), identity };
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  /** Whether a record names a session neither ended nor idle past expiry (`localSeen` in ms). */
+  private live(record: McpSessionRecord, localSeen: number): boolean {
+    const lastSeen = Math.max(record.last_seen_at * 1000, localSeen);
+    return record.ended_at === null && lastSeen >= Date.now() - SESSION_IDLE_MS;
   }
 
   /** The caller of a request, or null once the refusal was sent (401, or 429 while locked out). */
@@ -186,21 +320,45 @@ export class McpHttpEndpoint {
     for (const [id, session] of this.sessions) {
       if (session.lastSeen < cutoff) this.closeSession(id, session);
     }
+    // Records idle past expiry (here or on any replica) or ended earlier go; any replica may do it.
+    void this.options.sessions?.purge(cutoff / 1000).catch((error: unknown) => {
+      this.services.logger.warn({ err: String(error) }, "expired MCP sessions could not be purged");
+    });
+  }
+
+  /** Writes the batched `last seen` times. */
+  private async flushSeen(): Promise<void> {
+    const store = this.options.sessions;
+    if (!store || this.pendingSeen.size === 0) return;
+    const seen = [...this.pendingSeen].map(([session_id, last_seen_at]) => ({ session_id, last_seen_at }));
+    this.pendingSeen.clear();
+    await store.touch(seen).catch((error: unknown) => {
+      this.services.logger.warn({ err: String(error) }, "MCP session activity could not be recorded");
+    });
   }
 
   private evictOldest(): void {
     let oldest: [string, Session] | undefined;
     for (const entry of this.sessions) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
-    if (oldest) this.closeSession(...oldest);
+    if (!oldest) return;
+    // On a shared store only the local copy goes (the session's next request rebuilds it); otherwise
+    // the session ends, as the SDK's own limit would end it.
+    if (!this.options.sessions?.shared) {
+      void this.options.sessions?.end(oldest[0], Date.now() / 1000).catch(() => undefined);
+    }
+    this.closeSession(...oldest);
   }
 
+  /** Closes the local copy of a session (its record, if any, is left as it is). */
   private closeSession(id: string, session: Session): void {
-    this.sessions.delete(id);
+    if (this.sessions.get(id) === session) this.sessions.delete(id);
     void session.transport.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.flusher);
+    await this.flushSeen();
     const all = [...this.sessions.entries()];
     this.sessions.clear();
     await Promise.all(all.map(([, s]) => s.transport.close().catch(() => undefined)));

@@ -6,6 +6,7 @@ import { MemoryAuditTrail } from "./memory-audit-trail.js";
 import { MemoryGroupConfigRepository } from "./memory-group-config-repository.js";
 import { MemoryL7PolicyRepository } from "./memory-l7-policy-repository.js";
 import { MemoryLeaseStore } from "./memory-lease-store.js";
+import { MemoryMcpSessionRepository } from "./memory-mcp-session-repository.js";
 import { MemoryMetricHistory } from "./memory-metric-history.js";
 import { MemoryRoleAssignmentRepository } from "./memory-role-assignment-repository.js";
 import { MemoryRoleRepository } from "./memory-role-repository.js";
@@ -36,5 +37,6 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     metricHistory: new MemoryMetricHistory(),
     lease: new MemoryLeaseStore(options.clock),
     suspendedSessions: new MemorySuspendedSessionRepository(),
+    mcpSessions: new MemoryMcpSessionRepository(),
   };
 }

@@ -7,6 +7,7 @@ import { SqlAuditTrail } from "./sql-audit-trail.js";
 import { SqlGroupConfigRepository } from "./sql-group-config-repository.js";
 import { SqlL7PolicyRepository } from "./sql-l7-policy-repository.js";
 import { SqlLeaseStore } from "./sql-lease-store.js";
+import { SqlMcpSessionRepository } from "./sql-mcp-session-repository.js";
 import { SqlMetricHistory } from "./sql-metric-history.js";
 import { SqlRoleAssignmentRepository } from "./sql-role-assignment-repository.js";
 import { SqlRoleRepository } from "./sql-role-repository.js";
@@ -38,5 +39,6 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     metricHistory: new SqlMetricHistory(db),
     lease: new SqlLeaseStore(db, store.dialect),
     suspendedSessions: new SqlSuspendedSessionRepository(db),
+    mcpSessions: new SqlMcpSessionRepository(db, store.dialect),
   };
 }

@@ -118,4 +118,14 @@ export interface StoreTables {
     replica: string;
     suspended_at: number;
   };
+  mcp_sessions: {
+    session_id: string;
+    principal_id: string;
+    protocol_version: string;
+    client_info: string;
+    client_capabilities: string;
+    created_at: number;
+    last_seen_at: number;
+    ended_at: number | null;
+  };
 }

@@ -34,7 +34,8 @@ export class EventStreamHub {
       onFinished: (finished) => this.forget(finished),
     });
     this.connections.add(connection);
-    this.unsubscribe ??= this.bus.subscribe((event) => this.deliver(event));
+    // Peers' events too: a client of any replica sees the events of every replica.
+    this.unsubscribe ??= this.bus.subscribeWithPeers((event) => this.deliver(event));
     connection.start();
     this.logger.debug(
       { connection_id: connection.id, principal_id: identity.principal.id },

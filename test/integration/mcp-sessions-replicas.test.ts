@@ -1,0 +1,190 @@
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { MemoryEventStore } from "../../src/adapters/store/memory/memory-event-store.js";
+import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
+import type { SqlStore } from "../../src/adapters/store/sql-store.js";
+import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
+import type { Storage } from "../../src/composition/open-storage.js";
+import { parseConfig } from "../../src/config/load.js";
+import { createApiKey } from "../support/api-keys.js";
+import { describePostgres, freshPostgres } from "../support/backends.js";
+import { fleetYaml } from "../support/gateway.js";
+import { callJson, rawInitialize } from "../support/mcp-client.js";
+
+// The command-bus budget (10 per second by default) would refuse part of the 100 calls.
+const YAML = `
+rate_limit: {rps: 1000, burst: 1000}
+auth:
+  enabled: true
+  rate_limit: {max_attempts: 1000, window_seconds: 60, lockout_seconds: 30}
+  role_assignments:
+    - {principal: alice, role: admin}
+    - {principal: bob, role: admin}
+${fleetYaml()}`;
+
+interface Replica {
+  gateway: Gateway;
+  app: FastifyInstance;
+  base: string;
+}
+
+/** A round-robin HTTP proxy: each request goes to the next replica, as a load balancer without stickiness. */
+function roundRobin(targets: readonly string[]): { server: Server; hits: number[] } {
+  const hits = targets.map(() => 0);
+  let next = 0;
+  const server = createServer((req, res) => {
+    const index = next++ % targets.length;
+    hits[index] = (hits[index] ?? 0) + 1;
+    const target = new URL(req.url ?? "/", targets[index]);
+    const upstream = httpRequest(
+      target,
+      { method: req.method, headers: { ...req.headers, host: target.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  return { server, hits };
+}
+
+const mcpPost = (base: string, key: string, sessionId: string, body: unknown) =>
+  fetch(new URL("/mcp", base), {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+      "x-api-key": key,
+    },
+    body: JSON.stringify(body),
+  });
+
+const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+
+await describePostgres("MCP sessions across replicas sharing PostgreSQL", () => {
+  let store: SqlStore<unknown> & { schema: string };
+  const replicas: Replica[] = [];
+  let proxy: { server: Server; hits: number[] };
+  let proxyBase: string;
+  const keys: Record<string, string> = {};
+
+  beforeAll(async () => {
+    store = await freshPostgres();
+    const repositories = sqlRepositories(store);
+    for (let i = 0; i < 3; i++) {
+      const { config, env } = parseConfig(YAML, { env: { PATH: process.env.PATH } });
+      const eventStore = new MemoryEventStore();
+      // Each replica closes only its own event store; the shared database is closed by the test.
+      const storage: Storage = {
+        eventStore,
+        repositories,
+        description: `postgresql schema ${store.schema}`,
+        degraded: null,
+        close: () => eventStore.close(),
+      };
+      const gateway = await createGateway({
+        config,
+        env,
+        logger: pino({ level: "silent" }),
+        instanceLabel: `replica-${i}`,
+        storage,
+      });
+      const app = await gateway.http();
+      replicas.push({ gateway, app, base: await app.listen({ host: "127.0.0.1", port: 0 }) });
+    }
+    for (const principal of ["alice", "bob"])
+      keys[principal] = await createApiKey(replicas[0] as Replica, principal);
+    proxy = roundRobin(replicas.map((r) => r.base));
+    await new Promise<void>((resolve) => proxy.server.listen(0, "127.0.0.1", resolve));
+    proxyBase = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => proxy?.server.close(resolve));
+    for (const replica of replicas) {
+      await replica.app.close();
+      await replica.gateway.shutdown();
+    }
+    await store?.close();
+  });
+
+  it("serves one client's session on whichever replica each request lands", async () => {
+    const client = new Client({ name: "replica-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL("/mcp", proxyBase), {
+      requestInit: { headers: { "x-api-key": keys.alice ?? "" } },
+    });
+    await client.connect(transport);
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain("gateway_call");
+    for (let i = 0; i < 100; i++) {
+      const { isError, json } = await callJson(client, "gateway_call", {
+        calls: [{ mcp_server: "math", tool: "add", arguments: { a: i, b: 1 } }],
+      });
+      expect(isError).toBe(false);
+      expect(json).toMatchObject({ success: true, succeeded: 1, failed: 0 });
+      expect(json.results[0].result.content[0].text).toContain(String(i + 1));
+    }
+    // Every replica served part of the session (the proxy never sticks to one).
+    expect(proxy.hits.every((n) => n > 30)).toBe(true);
+    await transport.terminateSession();
+    await client.close();
+  }, 120_000);
+
+  it("answers 404 on every replica once a session was ended through the proxy", async () => {
+    const client = new Client({ name: "replica-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL("/mcp", proxyBase), {
+      requestInit: { headers: { "x-api-key": keys.alice ?? "" } },
+    });
+    await client.connect(transport);
+    await client.listTools();
+    const sessionId = transport.sessionId ?? "";
+    expect(sessionId).not.toBe("");
+    // Every replica holds a copy of the session before it ends.
+    for (const replica of replicas) {
+      expect((await mcpPost(replica.base, keys.alice ?? "", sessionId, toolsList)).status).toBe(200);
+    }
+    await transport.terminateSession();
+    for (const replica of replicas) {
+      const answer = await mcpPost(replica.base, keys.alice ?? "", sessionId, toolsList);
+      expect(answer.status).toBe(404);
+      expect(await answer.json()).toMatchObject({ error: { code: -32001, message: "Session not found" } });
+    }
+    await client.close();
+  });
+
+  it("hides a principal's session from another principal on another replica", async () => {
+    const [first, second, third] = replicas as [Replica, Replica, Replica];
+    const opened = await rawInitialize(first.base, { "x-api-key": keys.alice ?? "" });
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id") ?? "";
+    await opened.text();
+    const stranger = await mcpPost(second.base, keys.bob ?? "", sessionId, toolsList);
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toMatchObject({ error: { code: -32001 } });
+    // The session itself is alive: its principal uses it on the third replica, then on the second.
+    expect((await mcpPost(third.base, keys.alice ?? "", sessionId, toolsList)).status).toBe(200);
+    expect((await mcpPost(second.base, keys.alice ?? "", sessionId, toolsList)).status).toBe(200);
+    expect((await mcpPost(second.base, keys.bob ?? "", sessionId, toolsList)).status).toBe(404);
+  });
+
+  it("answers 404 on any replica for a session id that was never handed out", async () => {
+    for (const replica of replicas) {
+      const answer = await mcpPost(
+        replica.base,
+        keys.alice ?? "",
+        "00000000-0000-4000-8000-000000000000",
+        toolsList,
+      );
+      expect(answer.status).toBe(404);
+    }
+  });
+});

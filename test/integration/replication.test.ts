@@ -1,0 +1,185 @@
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
+import { PostgresEventStore } from "../../src/adapters/store/postgres/postgres-event-store.js";
+import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
+import type { SqlStore } from "../../src/adapters/store/sql-store.js";
+import type { GatedCall } from "../../src/app/routing/call-gate.js";
+import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
+import type { Storage } from "../../src/composition/open-storage.js";
+import { parseConfig } from "../../src/config/load.js";
+import type { DomainEventPayload } from "../../src/domain/events.js";
+import { DATABASE_URL, describePostgres, freshPostgres } from "../support/backends.js";
+import { waitFor } from "../support/gateway.js";
+import { type Frame, Peer } from "../support/ws-peer.js";
+
+/**
+ * Three gateways in this process share one PostgreSQL schema, as replicas do: the events each one
+ * produces reach the WebSocket clients of the others through the shared event log, in commit
+ * order and once; a session suspended through one is refused by the others.
+ */
+const YAML = `
+persistence:
+  backend: postgresql
+  postgresql: {host: 127.0.0.1}
+coordination: {}
+rate_limit: {rps: 1000, burst: 1000}
+`;
+
+interface Replica {
+  gateway: Gateway;
+  app: FastifyInstance;
+  url: string;
+}
+
+let first: SqlStore<unknown> & { schema: string };
+const stores: SqlStore<unknown>[] = [];
+const replicas: Replica[] = [];
+const peers: Peer[] = [];
+
+function storageOn(sql: SqlStore<unknown>): Storage {
+  const eventStore = new PostgresEventStore(sql);
+  return {
+    eventStore,
+    repositories: sqlRepositories(sql),
+    description: sql.description,
+    degraded: null,
+    // The schema is dropped by the test, after every replica closed.
+    close: () => eventStore.close(),
+  };
+}
+
+async function replica(label: string, sql: SqlStore<unknown>): Promise<Replica> {
+  const { config, env } = parseConfig(YAML, { env: {} });
+  const gateway = await createGateway({
+    config,
+    env,
+    logger: pino({ level: "silent" }),
+    instanceLabel: label,
+    storage: storageOn(sql),
+  });
+  gateway.startBackground();
+  const app = await gateway.http();
+  const base = await app.listen({ host: "127.0.0.1", port: 0 });
+  return { gateway, app, url: `${base.replace("http", "ws")}/api/ws/events` };
+}
+
+const started = (server: string, n: number): DomainEventPayload => ({
+  type: "McpServerStarted",
+  mcp_server_id: server,
+  tools_count: n,
+  startup_duration_ms: 1,
+});
+
+async function connect(target: Replica, eventTypes: string[]): Promise<Peer> {
+  const peer = new Peer(target.url);
+  peers.push(peer);
+  await peer.subscribe({ event_types: eventTypes });
+  return peer;
+}
+
+const idsOf = (frames: Frame[]) => frames.map((frame) => frame.event_id as string);
+
+await describePostgres("replicas sharing PostgreSQL", () => {
+  beforeAll(async () => {
+    first = await freshPostgres();
+    stores.push(first);
+    for (let i = 0; i < 2; i += 1) {
+      stores.push(
+        await openPostgres({
+          connection: { connectionString: DATABASE_URL },
+          schema: first.schema,
+          maxConnections: 4,
+        }),
+      );
+    }
+    for (const [index, label] of ["a", "b", "c"].entries())
+      replicas.push(await replica(`replica-${label}`, stores[index] as SqlStore<unknown>));
+  });
+
+  afterAll(async () => {
+    for (const peer of peers.splice(0)) peer.close();
+    for (const { app, gateway } of replicas.splice(0)) {
+      await app.close();
+      await gateway.shutdown();
+    }
+    // The first store drops the schema: it closes last.
+    for (const store of stores.splice(0).reverse()) await store.close();
+  });
+
+  it("shows a WebSocket client of one replica the events of its peers in commit order, each once, and its own once", async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const client = await connect(b, ["McpServerStarted"]);
+    const produced: string[] = [];
+    // A and C publish at the same time, so their batches interleave in the shared log.
+    await Promise.all(
+      [a, c].map(async (producer, p) => {
+        for (let n = 0; n < 20; n += 1) {
+          produced.push(...idsOf(producer.gateway.services.bus.publish([started(`s${p}`, n)]) as never));
+          if (n % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 3));
+        }
+      }),
+    );
+    const local = b.gateway.services.bus.publish([started("local", 0)]);
+    await Promise.all(replicas.map((r) => r.gateway.services.eventStore.flush()));
+    // Published after everything above committed: once B delivers it, B's cursor is past all of them.
+    const [sentinel] = a.gateway.services.bus.publish([started("sentinel", 0)]);
+    await client.next((frame) => frame.event_id === sentinel?.event_id, 0, 10_000);
+
+    const received = idsOf(client.events());
+    const stored = (await b.gateway.services.eventStore.readAll({ limit: 1_000 }))
+      .filter((record) => record.event.type === "McpServerStarted")
+      .map((record) => record.event.event_id);
+    const peerIds = new Set([...produced, sentinel?.event_id]);
+    // Peers' events: every one, once, in the store's commit order.
+    expect(received.filter((id) => peerIds.has(id))).toEqual(stored.filter((id) => peerIds.has(id)));
+    expect(received.filter((id) => peerIds.has(id))).toHaveLength(41);
+    // The local event: once (delivered at publication, not again by the tailer).
+    expect(received.filter((id) => id === local[0]?.event_id)).toHaveLength(1);
+    expect(new Set(received).size).toBe(received.length);
+    // Recorded once each: peers' events are delivered, never appended again.
+    expect(new Set(stored).size).toBe(stored.length);
+    expect(stored).toHaveLength(42);
+  });
+
+  it("does not deliver a peer's event to a replica's own recorders or read models", async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const seenByLocalListeners: string[] = [];
+    const stop = b.gateway.services.bus.subscribe((event) => seenByLocalListeners.push(event.event_id));
+    try {
+      const client = await connect(b, ["McpServerStopped"]);
+      const [event] = a.gateway.services.bus.publish([
+        { type: "McpServerStopped", mcp_server_id: "x", reason: "test" },
+      ]);
+      await client.next((frame) => frame.event_id === event?.event_id, 0, 10_000);
+      expect(seenByLocalListeners).not.toContain(event?.event_id);
+    } finally {
+      stop();
+    }
+  });
+
+  it("refuses on a replica the calls of a session suspended through another", async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const gate = b.gateway.services.callGates?.find((candidate) => candidate.name === "suspended_session");
+    expect(gate).toBeDefined();
+    const call = { ctx: { sessionId: "session-on-b" } } as unknown as GatedCall;
+    // Read by B before the suspension: B holds a copy in which the session is not suspended.
+    await expect(gate?.check(call)).resolves.toBeUndefined();
+    const response = await a.app.inject({
+      method: "POST",
+      url: "/api/sessions/session-on-b/suspend",
+      payload: { reason: "incident" },
+    });
+    expect(response.statusCode).toBe(200);
+    let refusal: unknown;
+    await waitFor(async () => {
+      refusal = await gate?.check(call).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      return refusal !== undefined;
+    }, 10_000);
+    expect((refusal as { type?: string }).type).toBe("SessionSuspendedError");
+  });
+});
