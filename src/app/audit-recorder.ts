@@ -1,12 +1,9 @@
 import type { DomainEvent } from "../domain/events.js";
+import { BatchedWriter } from "./batched-writer.js";
 import type { EventBus } from "./event-bus.js";
 import type { AuditRecord, AuditTrail } from "./ports/audit-trail.js";
 import type { Logger } from "./ports/logger.js";
 
-/** Records are written together at most this long after the first of them: one write per burst. */
-const FLUSH_DELAY_MS = 100;
-/** Records kept while the trail cannot be written; beyond it the oldest are dropped and logged. */
-const MAX_PENDING = 10_000;
 /** Refusals of the caller, as opposed to failures of the tool or its server. */
 const DENIALS = new Set([
   "ToolAccessDeniedError",
@@ -56,50 +53,37 @@ export function invocationRecord(event: DomainEvent): AuditRecord | null {
  * (`hangar.route.backend`).
  */
 export class AuditRecorder {
-  private pending: AuditRecord[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly writer: BatchedWriter<AuditRecord>;
   private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly deps: { bus: EventBus; audit: AuditTrail; logger: Logger }) {}
+  constructor(private readonly deps: { bus: EventBus; audit: AuditTrail; logger: Logger }) {
+    this.writer = new BatchedWriter<AuditRecord>({
+      write: (batch) => deps.audit.append(batch),
+      onFailed: (error, count) =>
+        deps.logger.error(
+          { err: String(error), records: count },
+          "audit records not written; kept for the next write",
+        ),
+      onDropped: (count) =>
+        deps.logger.error({ records: count }, "audit trail behind: oldest pending records dropped"),
+    });
+  }
 
   start(): void {
     this.unsubscribe ??= this.deps.bus.subscribe((event) => {
       const record = invocationRecord(event);
-      if (!record) return;
-      this.pending.push(record);
-      if (this.pending.length > MAX_PENDING) {
-        this.pending.shift();
-        this.deps.logger.error({}, "audit trail behind: oldest pending record dropped");
-      }
-      this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+      if (record) this.writer.push(record);
     });
   }
 
   /** Writes what is pending; resolves when written (a failure is logged and the records kept). */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.writing = this.writing.then(async () => {
-      const batch = this.pending;
-      if (batch.length === 0) return;
-      this.pending = [];
-      try {
-        await this.deps.audit.append(batch);
-      } catch (error) {
-        this.pending = [...batch, ...this.pending].slice(-MAX_PENDING);
-        this.deps.logger.error(
-          { err: String(error), records: batch.length },
-          "audit records not written; kept for the next write",
-        );
-      }
-    });
-    return this.writing;
+    return this.writer.flush();
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    await this.flush();
+    await this.writer.close();
   }
 }

@@ -11,6 +11,7 @@ import { deleteContinuation, fetchContinuation } from "./operations/continuation
 import { deleteServer } from "./operations/delete-server.js";
 import { durableConfig } from "./operations/export-config.js";
 import { gatewayHealth } from "./operations/gateway-health.js";
+import { gatewayMetrics } from "./operations/gateway-metrics.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
 import { getServer } from "./operations/get-server.js";
 import { restoreTool } from "./operations/governance/restore-tool.js";
@@ -33,6 +34,7 @@ import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
 import { registerServer } from "./operations/register-server.js";
+import { reloadConfig } from "./operations/reload-config.js";
 import { serverHealth } from "./operations/server-health.js";
 import { serverLogs } from "./operations/server-logs.js";
 import { serverTools } from "./operations/server-tools.js";
@@ -45,9 +47,7 @@ import {
   discover,
   discovered,
   discoverySources,
-  gatewayMetrics,
   quarantined,
-  reloadConfig,
 } from "./operations/unavailable.js";
 import { unloadServer } from "./operations/unload-server.js";
 import { updateServer } from "./operations/update-server.js";

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { GatewayError } from "../domain/errors.js";
 import type { RequestContext } from "./context.js";
+import { countRateLimitRefusal } from "./observability/metrics-feed.js";
 import type { Operation } from "./operation.js";
 import type { AppServices } from "./services.js";
 import { zodValidation } from "./validation.js";
@@ -26,7 +27,14 @@ export async function execute<S extends z.ZodType, O>(
   const parsed = operation.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw zodValidation(parsed.error);
   const authorized = await authorize(services, operation, ctx, options.route);
-  if (!options.rateLimitExempt) services.rateLimiter?.charge(operation, authorized);
+  if (!options.rateLimitExempt) {
+    try {
+      services.rateLimiter?.charge(operation, authorized);
+    } catch (error) {
+      countRateLimitRefusal(services.metrics, error);
+      throw error;
+    }
+  }
   return operation.run(services, parsed.data, authorized);
 }
 

@@ -15,9 +15,12 @@ import type { HotLoadingService } from "./hot-loading/hot-loading-service.js";
 import type { Operation } from "./operation.js";
 import type { DigestPins } from "./pins/digest-pins.js";
 import type { Clock } from "./ports/clock.js";
+import type { ComplianceExportStatus } from "./ports/compliance-export.js";
+import type { ConfigReloader } from "./ports/config-reloader.js";
 import type { ContinuationStore } from "./ports/continuation-store.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
 import type { EventStore } from "./ports/event-store.js";
+import type { GatewayMetrics } from "./ports/gateway-metrics.js";
 import type { Hasher } from "./ports/hasher.js";
 import type { IdGenerator } from "./ports/id-generator.js";
 import type { Logger } from "./ports/logger.js";
@@ -97,6 +100,8 @@ export interface AppServices {
   /** L7 egress policies of MCP servers, attached through REST and applied by their call gate. */
   egressPolicies: EgressPolicies;
   groups: GroupService;
+  /** Configuration reload; absent when the gateway was not started from a file. */
+  reloader?: ConfigReloader;
   /** `gateway_load` / `gateway_unload`; absent with `hot_loading.enabled: false`. */
   hotLoading?: HotLoadingService;
   /** The durable repositories of the backend (memory ones when nothing is durable). */
@@ -117,6 +122,10 @@ export interface AppServices {
    */
   coordination?: Leadership;
   settings: ServiceSettings;
+  /** This replica's metrics registry (`gateway_metrics`, `GET /metrics`); absent, metrics answer NotConfiguredError. */
+  metrics?: GatewayMetrics;
+  /** The compliance (SIEM) export while `MCP_COMPLIANCE_FORMAT` is set, for `gateway_health`. */
+  complianceExport?: { status(): ComplianceExportStatus };
   /** Null while `truncation.enabled` is false: results are never cut and no continuation exists. */
   continuations: Continuations | null;
 }

@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type { FastifyInstance } from "fastify";
+import { parse as parseYaml } from "yaml";
 import { createOpaPolicyEngine } from "../adapters/auth/opa-policy-engine.js";
 import { DnsEndpointGuard } from "../adapters/net/dns-endpoint-guard.js";
 import { UndiciHttpClientFactory } from "../adapters/net/undici-http-client-factory.js";
@@ -38,16 +40,19 @@ import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import { openAuthentication } from "./authentication.js";
 import { createCallGates } from "./call-gates.js";
+import { ConfigFileWatch } from "./config-watch.js";
 import { createCoordination } from "./coordination.js";
 import { createDigestPins } from "./digest-pins.js";
 import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./front-door.js";
 import { openGovernance } from "./governance.js";
 import { createHeaderExposure, refuseDeclaredExposure } from "./header-exposure.js";
 import { createHotLoading } from "./hot-loading.js";
+import { openComplianceExport, openMetrics } from "./observability.js";
 import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
 import { describeProtectedResource, openTokenVerifier } from "./open-token-verifier.js";
+import { FileConfigReloader } from "./reload.js";
 import { openReplication } from "./replication.js";
 import { specFromEntry } from "./server-specs.js";
 import { checkStartup } from "./startup-checks.js";
@@ -70,6 +75,11 @@ export interface GatewayOptions {
   logger: Logger;
   /** Directory of the configuration file: declared local servers run there. */
   configDir?: string;
+  /**
+   * The configuration file the process was started with: reloads read it again (SIGHUP,
+   * `gateway_reload_config`, `POST /config/reload`, the file watch). Absent: no reload.
+   */
+  configPath?: string;
   /** Storage already opened (tests); by default it is opened from the configuration. */
   storage?: Storage;
   /** Instance label; defaults to the host name. */
@@ -93,6 +103,8 @@ export interface Gateway {
   readonly frontDoor: FrontDoor | null;
   /** Who a stdio client is (`auth.stdio.principal` with auth on); undefined: no identity. */
   readonly stdioPrincipal: Principal | undefined;
+  /** Reloads the configuration file; null when the gateway was not started from one. */
+  readonly reloader: FileConfigReloader | null;
   /**
    * Starts the health checker and, on this replica alone or once it holds the management lease,
    * the idle reaper, crash recovery and `auto_start` groups.
@@ -124,6 +136,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const stopRecording = recordEvents(bus, storage.eventStore, logger);
   const audit = new AuditRecorder({ bus, audit: storage.repositories.audit, logger });
   audit.start();
+  // An unwritable compliance output refuses the boot; what was opened here is released.
+  const compliance = await openComplianceExport(env, { bus, clock, logger }).catch(async (error) => {
+    stopRecording();
+    await audit.stop();
+    await continuations?.store.close();
+    if (!options.storage) await storage.close();
+    throw error;
+  });
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const clientInfo = config.tool_access.mode === "front_door" ? FRONT_DOOR_CLIENT_INFO : CLIENT_INFO;
   const fleet = new Fleet({
@@ -162,6 +182,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const groups = new GroupService({ fleet, bus, logger, random: Math.random });
   // Groups follow their members' health and lifecycle from the first event on.
   groups.start();
+  const observed = openMetrics({ bus, fleet, groups });
   const groupEntries: [string, GroupEntry][] = [];
   const declaredServers: [string, ServerEntry][] = [];
   for (const [id, entry] of Object.entries(config.mcp_servers)) {
@@ -319,6 +340,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       started_at: clock.now(),
       started_mono: clock.monotonic(),
     }),
+    metrics: observed.metrics,
+    ...(compliance && { complianceExport: compliance }),
     settings: {
       topology: config.tool_access.mode,
       declaredServerIds: declared,
@@ -332,6 +355,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       paramHeadersRequired: config.headers.param_validation.required,
     },
   };
+
+  const reloader = options.configPath
+    ? new FileConfigReloader({
+        path: options.configPath,
+        current: { config, raw: readRawConfig(options.configPath) },
+        fleet,
+        groups,
+        governance,
+        pins: pinning.pins,
+        headerExposure,
+        settings: services.settings,
+        declared,
+        bus,
+        clock,
+        logger,
+        ...(options.environment && { env: options.environment }),
+      })
+    : null;
+  if (reloader) services.reloader = reloader;
+  const configWatch =
+    reloader && options.configPath
+      ? ConfigFileWatch.create(options.configPath, config, reloader, logger)
+      : null;
 
   // Every replica checks its own connections; leader-only work is in `coordination`.
   const loops: Periodic[] = [healthChecker(fleet, clock, logger)];
@@ -385,8 +431,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     frontDoor,
     stdioPrincipal: authentication?.stdioPrincipal,
+    reloader,
     startBackground() {
       for (const loop of loops) loop.start();
+      configWatch
+        ?.start()
+        .catch((error) => logger.warn({ err: String(error) }, "configuration file watch did not start"));
       frontDoor?.warm();
       // Idle reaper, crash recovery and `auto_start` groups: at once without coordination, on
       // election with it.
@@ -396,6 +446,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       shuttingDown ??= (async () => {
         // Leader-only work stops first, then the lease is released, so a peer takes over at once.
         await coordination.stop();
+        await configWatch?.stop();
         groups.stop();
         await Promise.all(loops.map((loop) => loop.stop()));
         frontDoor?.close();
@@ -407,7 +458,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await continuations?.store.close();
         // After the fleet: its last stop events are recorded, then flushed by the close.
         stopRecording();
+        observed.stop();
         await audit.stop();
+        await compliance?.stop();
         try {
           await storage.close();
         } catch (error) {
@@ -425,6 +478,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return shuttingDown;
     },
   };
+}
+
+/** The configuration file as written (before defaults), for the reload diff's explicit-null rule. */
+function readRawConfig(path: string): unknown {
+  try {
+    return parseYaml(readFileSync(path, "utf8"), { merge: true });
+  } catch {
+    // Read a moment ago by the loader; if it cannot be read now, explicit nulls are not told apart.
+    return undefined;
+  }
 }
 
 /** `/health/ready` answers 503 while durable storage degraded to memory (spec 2 §2 `event_store`). */

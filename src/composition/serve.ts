@@ -4,7 +4,7 @@ import { createLogger } from "../adapters/observability/logger.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
 import { loadOrReport } from "./load-or-report.js";
-import { ShutdownSignals } from "./signals.js";
+import { onReloadSignal, ShutdownSignals } from "./signals.js";
 
 export interface ServeOptions {
   configPath?: string;
@@ -52,12 +52,22 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   const configDir = loaded.path ? dirname(loaded.path) : undefined;
   let gateway: Gateway;
   try {
-    gateway = await createGateway({ config, logger, env: loaded.env, configDir });
+    gateway = await createGateway({
+      config,
+      logger,
+      env: loaded.env,
+      configDir,
+      ...(loaded.path && { configPath: loaded.path }),
+    });
   } catch (error) {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   gateway.startBackground();
+  const { reloader } = gateway;
+  const stopReloadSignal = reloader
+    ? onReloadSignal(() => reloader.reload({ graceful: true, requestedBy: "system:sighup" }))
+    : () => {};
   logger.info(
     {
       config_path: loaded.path,
@@ -66,9 +76,13 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     },
     "gateway started",
   );
-  return options.transport === "stdio"
-    ? serveOverStdio(gateway, signals)
-    : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null);
+  try {
+    return await (options.transport === "stdio"
+      ? serveOverStdio(gateway, signals)
+      : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null));
+  } finally {
+    stopReloadSignal();
+  }
 }
 
 async function serveOverHttp(

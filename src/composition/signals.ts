@@ -34,3 +34,17 @@ export class ShutdownSignals {
     for (const signal of SIGNALS) process.off(signal, this.handler);
   }
 }
+
+/**
+ * SIGHUP reloads the configuration (spec 2 §3). The handler only asks; the reload itself logs and
+ * publishes its outcome, so a refused one leaves the process serving as before.
+ */
+export function onReloadSignal(reload: () => Promise<unknown>): () => void {
+  const handler = () => {
+    void reload().catch(() => undefined);
+  };
+  process.on("SIGHUP", handler);
+  return () => {
+    process.off("SIGHUP", handler);
+  };
+}

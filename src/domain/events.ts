@@ -52,6 +52,8 @@ export type DomainEventPayload =
       duration_ms: number;
       error_type: string;
       error_message: string;
+      /** For a call refused by a rate limit or tenant quota: the budget and why (`rate`, ...). */
+      limit?: { budget: string; reason: string };
     }
   | {
       /** A listed tool's digest differs from its pin: published once per drift (spec 2 §6). */
@@ -91,6 +93,15 @@ export type DomainEventPayload =
       secret_groups: string[];
       /** UTF-8 bytes of the arguments as JSON; null when they could not be encoded. */
       payload_bytes: number | null;
+    }
+  | {
+      /** A runtime change of the tool policies over a server or group (front-door listings follow). */
+      type: "ToolPolicyChanged";
+      /** `*` when the change concerns every server. */
+      mcp_server_id: string;
+      change: "withdrawn" | "restored" | "stored_policy_set" | "stored_policy_deleted" | "agent_policy_set";
+      tool_name?: string;
+      tenant_id?: string | null;
     }
   | { type: "HealthCheckPassed"; mcp_server_id: string; duration_ms: number }
   | { type: "HealthCheckFailed"; mcp_server_id: string; consecutive_failures: number; error: string }
@@ -158,6 +169,24 @@ export type DomainEventPayload =
       attempted_by: string | null;
       reason: string | null;
     }
+  | {
+      /** Before a configuration reload starts (spec 2 §6); `graceful` as the caller asked. */
+      type: "ConfigurationReloadRequested";
+      config_path: string;
+      graceful: boolean;
+      requested_by: string;
+    }
+  | {
+      type: "ConfigurationReloaded";
+      config_path: string;
+      mcp_servers_added: string[];
+      mcp_servers_removed: string[];
+      mcp_servers_updated: string[];
+      mcp_servers_unchanged: string[];
+      reload_duration_ms: number;
+      requested_by: string;
+    }
+  | { type: "ConfigurationReloadFailed"; config_path: string; reason: string; requested_by: string }
   | { type: "CircuitBreakerOpened"; group_id: string; consecutive_failures: number }
   | {
       type: "CircuitBreakerClosed";

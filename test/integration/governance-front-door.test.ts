@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
 import { CONTROLLABLE, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
@@ -194,6 +194,17 @@ describe("front door: withdrawals and stored policies", () => {
     );
     expect(await toolNames("svc2")).toContain("count");
     expect(await callOutcome("svc2", "count", { steps: 1 })).toBe("counted 1");
+  });
+
+  it("tells connected sessions to list again when a runtime policy changes", async () => {
+    let changed = 0;
+    client("svc1").setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed++;
+    });
+    await rest("POST", "/api/admin/tools/rich/shout/withdraw", { tenant_id: "t2" });
+    await waitFor(() => changed > 0);
+    await rest("POST", "/api/admin/tools/rich/shout/restore", { tenant_id: "t2" });
+    await waitFor(() => changed > 1);
   });
 
   it("hides a group's tool withdrawn for everyone", async () => {

@@ -188,6 +188,7 @@ export class ToolInvoker {
       ...this.eventBase(server, tool, ctx, began),
       error_type: failure.type,
       error_message: failure.message,
+      ...limitOf(failure),
     };
   }
 
@@ -213,4 +214,13 @@ function overBudget(budget: string, limit: number): GatewayError {
       limit,
     },
   );
+}
+
+/** The budget and reason of a rate-limit or quota refusal, for the event (metrics count them). */
+function limitOf(failure: GatewayError): { limit?: { budget: string; reason: string } } {
+  if (failure.type !== "TenantQuotaExceeded" && failure.type !== "RateLimitExceeded") return {};
+  const budget = failure.details?.budget;
+  if (typeof budget !== "string") return {};
+  const reason = failure.details?.reason;
+  return { limit: { budget, reason: typeof reason === "string" ? reason : "rate" } };
 }

@@ -24,8 +24,13 @@ export class HeaderExposure {
   constructor(
     private readonly deps: { groups: Pick<GroupService, "groupsOf" | "has">; logger: Logger },
     /** Blocks by the id of the server or group that declares them. */
-    private readonly blocks: ReadonlyMap<string, HeaderExposureBlock>,
+    private blocks: ReadonlyMap<string, HeaderExposureBlock>,
   ) {}
+
+  /** Replaces the declared blocks (configuration reload); later listings and calls see the new ones. */
+  configure(blocks: ReadonlyMap<string, HeaderExposureBlock>): void {
+    this.blocks = blocks;
+  }
 
   /** The verdict on a tool listed by `targetId` (a server, or a group on the front door). */
   verdict(targetId: string, tool: Pick<ToolInfo, "name" | "inputSchema" | "digest">): ExposureVerdict {

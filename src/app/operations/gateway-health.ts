@@ -11,7 +11,7 @@ export const gatewayHealth = defineOperation({
   summary: "Health of this replica: servers by state, groups, rate limiting.",
   permissions: ["mcp_servers:read"],
   input: z.object({}),
-  async run({ fleet, instance, clock, settings, groups, rateLimiter }) {
+  async run({ fleet, instance, clock, settings, groups, rateLimiter, complianceExport }) {
     const by_state: Partial<Record<ServerState, number>> = {};
     for (const server of fleet.list())
       by_state[server.lifecycle.state] = (by_state[server.lifecycle.state] ?? 0) + 1;
@@ -38,6 +38,8 @@ export const gatewayHealth = defineOperation({
       },
       scope: "replica" as const,
       scope_note: SCOPE_NOTE,
+      // Only while the compliance export is on; a failing output degrades this field, not `status`.
+      ...(complianceExport && { compliance_export: complianceExport.status() }),
     };
   },
 });

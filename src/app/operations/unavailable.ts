@@ -30,20 +30,6 @@ export function notConfigured(feature: string): GatewayError {
   return new GatewayError("NotConfiguredError", `${feature} is not configured`, { feature });
 }
 
-export const reloadConfig = unavailable(
-  "reload-config",
-  "configuration reload",
-  ["config:reload"],
-  z.object({ graceful: z.boolean().default(true).describe("Recorded on the reload request event") }),
-);
-
-export const gatewayMetrics = unavailable(
-  "gateway-metrics",
-  "metrics",
-  ["metrics:read"],
-  z.object({ format: z.string().default("json").describe("json or prometheus") }),
-);
-
 export const discover = unavailable("discover", "discovery", ["discovery:trigger"], z.object({}));
 export const discovered = unavailable("discovered", "discovery", ["discovery:read"], z.object({}));
 export const discoverySources = unavailable(

@@ -42,8 +42,13 @@ export class DigestPins {
   constructor(
     private readonly deps: DigestPinsDeps,
     /** Blocks by the id of the server or group that declares them. */
-    private readonly blocks: ReadonlyMap<string, PinBlock>,
+    private blocks: ReadonlyMap<string, PinBlock>,
   ) {}
+
+  /** Replaces the declared blocks (configuration reload); later listings and calls see the new ones. */
+  configure(blocks: ReadonlyMap<string, PinBlock>): void {
+    this.blocks = blocks;
+  }
 
   /** Compares every new listing with the pins; returns the unsubscribe function. */
   watch(): () => void {

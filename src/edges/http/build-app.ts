@@ -11,6 +11,7 @@ import { groupRoutes } from "./routes/groups.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { l7PolicyRoutes } from "./routes/l7-policy.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
+import { metricsRoutes, registerRequestMetrics } from "./routes/metrics.js";
 import { type ProtectedResourceMetadata, protectedResourceRoutes } from "./routes/protected-resource.js";
 import { systemRoutes } from "./routes/system.js";
 import { type EventStreamOptions, registerEventStream } from "./ws/register-event-stream.js";
@@ -50,7 +51,9 @@ export async function buildHttpApp(
   registerErrorHandling(app);
   registerJsonBody(app);
   if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
+  registerRequestMetrics(app, services);
   healthRoutes(app, services, options.readinessChecks ?? []);
+  metricsRoutes(app, services, options.authentication);
   if (options.protectedResource) protectedResourceRoutes(app, options.protectedResource);
   await app.register(
     async (api) => {

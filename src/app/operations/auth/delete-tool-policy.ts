@@ -12,10 +12,14 @@ export const deleteToolPolicy = defineAuthOperation({
   kind: "command",
   summary: "Delete the tool access policy of a provider, group or member.",
   input: z.object({ ...actorFields, scope: z.string(), target_id: z.string().min(1) }),
-  async run({ repositories, governance }, input) {
+  async run({ repositories, governance, bus }, input) {
     const scope = policyScope(input.scope);
     const deleted = await repositories.toolAccessPolicies.delete(scope, input.target_id);
     await governance?.stored.reload();
+    if (deleted)
+      bus.publish([
+        { type: "ToolPolicyChanged", mcp_server_id: input.target_id, change: "stored_policy_deleted" },
+      ]);
     return { scope, target_id: input.target_id, deleted };
   },
 });

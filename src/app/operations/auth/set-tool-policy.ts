@@ -22,7 +22,7 @@ export const setToolPolicy = defineAuthOperation({
     allow_list: patternList(),
     deny_list: patternList(),
   }),
-  async run({ repositories, clock, governance }, input, ctx) {
+  async run({ repositories, clock, governance, bus }, input, ctx) {
     const scope = policyScope(input.scope);
     const policy = {
       scope,
@@ -35,6 +35,9 @@ export const setToolPolicy = defineAuthOperation({
     await repositories.toolAccessPolicies.set(policy);
     // The call path of this replica applies it from the next call (others within their refresh age).
     await governance?.stored.reload();
+    bus.publish([
+      { type: "ToolPolicyChanged", mcp_server_id: policy.target_id, change: "stored_policy_set" },
+    ]);
     return {
       scope,
       target_id: policy.target_id,

@@ -20,6 +20,17 @@ export const restoreTool = defineOperation({
     const governance = requireGovernance(services);
     const tenant = tenantOf(input.tenant_id, ctx);
     const restored = governance.withdrawals.restore(input.mcp_server, input.tool, tenant);
+    if (restored) {
+      services.bus.publish([
+        {
+          type: "ToolPolicyChanged",
+          mcp_server_id: input.mcp_server,
+          change: "restored",
+          tool_name: input.tool,
+          tenant_id: tenant,
+        },
+      ]);
+    }
     services.logger.info(
       {
         mcp_server_id: input.mcp_server,

@@ -72,6 +72,7 @@ export const setAgentPolicy = defineOperation({
       { version: input.version, entries: input.tool_policies.length, by: ctx.principal.id },
       "agent policy replaced",
     );
+    services.bus.publish([{ type: "ToolPolicyChanged", mcp_server_id: "*", change: "agent_policy_set" }]);
     return { status: "ok", version: input.version, applied: input.tool_policies.length };
   },
 });

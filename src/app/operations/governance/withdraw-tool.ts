@@ -23,6 +23,15 @@ export const withdrawTool = defineOperation({
       throw notFound(input.mcp_server);
     const tenant = tenantOf(input.tenant_id, ctx);
     governance.withdrawals.withdraw(input.mcp_server, input.tool, tenant);
+    services.bus.publish([
+      {
+        type: "ToolPolicyChanged",
+        mcp_server_id: input.mcp_server,
+        change: "withdrawn",
+        tool_name: input.tool,
+        tenant_id: tenant,
+      },
+    ]);
     services.logger.info(
       { mcp_server_id: input.mcp_server, tool_name: input.tool, tenant_id: tenant, by: ctx.principal.id },
       "tool withdrawn",

@@ -49,6 +49,12 @@ export class FrontDoorHub {
       relay.projection.onChange(() => this.broadcast("notifications/tools/list_changed")),
       services.bus.subscribe((event) => {
         if (event.type === "McpServerStarted") this.attachPeer(event.mcp_server_id as string);
+        // Listings are filtered per caller by runtime policies: every session is told to list again.
+        if (event.type === "ToolPolicyChanged") {
+          this.broadcast("notifications/tools/list_changed");
+          this.broadcast("notifications/prompts/list_changed");
+          this.broadcast("notifications/resources/list_changed");
+        }
       }),
     );
     for (const server of services.fleet.list()) this.attachPeer(server.id);

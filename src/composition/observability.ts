@@ -1,0 +1,49 @@
+import { hostname } from "node:os";
+import { openComplianceExporter } from "../adapters/observability/compliance-export.js";
+import { PromGatewayMetrics } from "../adapters/observability/metrics.js";
+import type { EventBus } from "../app/event-bus.js";
+import type { Fleet } from "../app/fleet/fleet.js";
+import type { GroupService } from "../app/groups/group-service.js";
+import { ComplianceRecorder } from "../app/observability/compliance-recorder.js";
+import { feedMetrics } from "../app/observability/metrics-feed.js";
+import type { Clock } from "../app/ports/clock.js";
+import type { Logger } from "../app/ports/logger.js";
+import type { EnvSettings } from "../config/load.js";
+import { VERSION } from "./version.js";
+
+/** This gateway's metrics registry, fed from the bus; `stop` unsubscribes it. */
+export function openMetrics(deps: { bus: EventBus; fleet: Fleet; groups: GroupService }) {
+  const metrics = new PromGatewayMetrics({
+    servers: () => deps.fleet.list().map((server) => ({ id: server.id, state: server.lifecycle.state })),
+    groups: () =>
+      deps.groups.views().map((group) => ({
+        id: group.group_id,
+        state: group.state,
+        circuit_open: group.circuit_open,
+      })),
+  });
+  const stop = feedMetrics(deps.bus, metrics);
+  return { metrics, stop };
+}
+
+/**
+ * The compliance (SIEM) export when `MCP_COMPLIANCE_FORMAT` is set, started; null when it is not.
+ * Rejects (refusing the boot) when `MCP_COMPLIANCE_OUTPUT` cannot be opened for appending; an
+ * unknown format was already refused when the environment was read.
+ */
+export async function openComplianceExport(
+  env: EnvSettings,
+  deps: { bus: EventBus; clock: Clock; logger: Logger },
+): Promise<ComplianceRecorder | null> {
+  if (env.complianceFormat === null) return null;
+  const exporter = await openComplianceExporter(env.complianceFormat, env.complianceOutput, {
+    vendor: "Airlock",
+    product: "MCP Gateway",
+    version: VERSION,
+    hostname: hostname(),
+    pid: process.pid,
+  });
+  const recorder = new ComplianceRecorder({ ...deps, exporter });
+  recorder.start();
+  return recorder;
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from "fastify";
+import { NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
+import type { AppServices } from "../../../app/services.js";
+import {
+  authenticateRequest,
+  type HttpAuthentication,
+  sendAuthenticationFailure,
+} from "../plugins/authentication.js";
+
+/** The permission `GET /metrics` needs with authentication on: the one of `gateway_metrics`. */
+const METRICS_PERMISSION = "metrics:read";
+
+/**
+ * Times every HTTP request by route pattern (never the raw URL, whose ids would explode the label
+ * set). Observed after the response is sent, off the request's own time.
+ */
+export function registerRequestMetrics(app: FastifyInstance, services: AppServices): void {
+  const metrics = services.metrics;
+  if (!metrics) return;
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.observeHttpRequest({
+      method: request.method,
+      route: request.routeOptions.url ?? "unmatched",
+      status_code: reply.statusCode,
+      duration_seconds: reply.elapsedTime / 1000,
+    });
+  });
+}
+
+/**
+ * `GET /metrics`: the Prometheus text exposition, outside `/api` where scrapers expect it. With
+ * authentication off it is open, like the health probes. With it on, the scraper authenticates
+ * (API key header or bearer token) and needs `metrics:read`, the permission of `gateway_metrics`:
+ * metric labels name servers, tools and tenants' budgets.
+ */
+export function metricsRoutes(
+  app: FastifyInstance,
+  services: AppServices,
+  authentication: HttpAuthentication | undefined,
+): void {
+  const metrics = services.metrics;
+  if (!metrics) return;
+  app.get("/metrics", async (request, reply) => {
+    if (authentication) {
+      const outcome = await authenticateRequest(request, authentication);
+      if (!outcome.ok) return sendAuthenticationFailure(reply, outcome, authentication);
+      // As on the tool path: an anonymous caller passes only with `auth.allow_anonymous`.
+      if (!outcome.authenticated && !services.settings.allowAnonymous)
+        return sendAuthenticationFailure(
+          reply,
+          { ok: false, message: NO_CREDENTIALS, method: "none" },
+          authentication,
+        );
+      const decision = await services.authorizer.decide(outcome.principal, [METRICS_PERMISSION], {
+        tenantAware: false,
+        route: "GET /metrics",
+      });
+      if (!decision.allowed)
+        return reply.status(403).send({
+          error: {
+            code: "AccessDeniedError",
+            message: `Access denied: ${METRICS_PERMISSION} permission required`,
+            details: null,
+          },
+        });
+    }
+    const text = await metrics.exposition();
+    return reply.header("content-type", metrics.contentType).send(text);
+  });
+}

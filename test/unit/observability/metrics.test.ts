@@ -1,0 +1,183 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { PromGatewayMetrics } from "../../../src/adapters/observability/metrics.js";
+import { EventBus } from "../../../src/app/event-bus.js";
+import { countRateLimitRefusal, feedMetrics } from "../../../src/app/observability/metrics-feed.js";
+import { GatewayError } from "../../../src/domain/errors.js";
+import type { DomainEventPayload } from "../../../src/domain/events.js";
+
+/** Every metric name in the first column of a table of docs/metrics.md. */
+function documentedMetrics(): string[] {
+  const doc = readFileSync("docs/metrics.md", "utf8");
+  return [...doc.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((match) => match[1] as string);
+}
+
+/** Names of metrics with at least one sample in a text exposition (histograms by their `_count`). */
+function sampledMetrics(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#") || line.trim() === "") continue;
+    const name = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)/)?.[1];
+    if (!name) continue;
+    names.add(name);
+    names.add(name.replace(/_(bucket|count|sum)$/, ""));
+  }
+  return names;
+}
+
+function newBus() {
+  let n = 0;
+  return new EventBus({
+    clock: { now: () => 1_700_000_000_000, monotonic: () => 0 } as never,
+    ids: { uuid: () => `id-${++n}`, hex: () => "ab" } as never,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    instanceId: "test",
+  });
+}
+
+const TRAFFIC: DomainEventPayload[] = [
+  {
+    type: "ToolInvocationCompleted",
+    mcp_server_id: "math",
+    tool_name: "add",
+    call_id: "c1",
+    duration_ms: 12,
+    result_size_bytes: 4,
+  },
+  {
+    type: "ToolInvocationFailed",
+    mcp_server_id: "math",
+    tool_name: "divide",
+    call_id: "c2",
+    duration_ms: 3,
+    error_type: "ToolError",
+    error_message: "x",
+  },
+  {
+    type: "ToolInvocationFailed",
+    mcp_server_id: "math",
+    tool_name: "add",
+    call_id: "c3",
+    duration_ms: 0,
+    error_type: "TenantQuotaExceeded",
+    error_message: "q",
+    limit: { budget: "tenant:acme", reason: "concurrency" },
+  },
+  { type: "ProviderStateChanged", mcp_server_id: "math", old_state: "cold", new_state: "initializing" },
+  { type: "HealthCheckPassed", mcp_server_id: "math", duration_ms: 2 },
+  { type: "HealthCheckFailed", mcp_server_id: "math", consecutive_failures: 1, error: "timeout" },
+  { type: "CircuitBreakerOpened", group_id: "pool", consecutive_failures: 3 },
+  {
+    type: "CircuitBreakerClosed",
+    group_id: "pool",
+    trigger: "rebalance" as never,
+    serviceable_in_rotation: 2,
+  },
+  {
+    type: "ToolApprovalRequested",
+    approval_id: "a1",
+    mcp_server_id: "math",
+    tool_name: "add",
+    arguments: {},
+    arguments_hash: "h",
+    channel: "event_stream",
+    expires_at: 1,
+    requested_by: "u",
+    tenant_id: null,
+    source: "approval_list",
+  },
+  {
+    type: "ToolApprovalGranted",
+    approval_id: "a1",
+    mcp_server_id: "math",
+    tool_name: "add",
+    tenant_id: null,
+    decided_by: "admin",
+    decided_at: 1,
+  },
+  {
+    type: "EgressPolicyEnforced",
+    mcp_server_id: "math",
+    tool_name: "add",
+    call_id: "c4",
+    requested_by: "u",
+    tenant_id: null,
+    policy_id: "p",
+    mode: "Enforce",
+    verdict: "deny",
+    enforced: true,
+    decided_by: "tools.deny:add",
+    reasons: [],
+    secret_groups: [],
+    payload_bytes: 10,
+  },
+  {
+    type: "DigestMismatchEvent",
+    mcp_server_id: "math",
+    tool_name: "add",
+    pinned_digest: "a",
+    observed_digest: "b",
+    tenant_id: null,
+    declared_on: "math",
+    enforcement: "block" as never,
+  },
+];
+
+function fedMetrics() {
+  const metrics = new PromGatewayMetrics({
+    servers: () => [{ id: "math", state: "ready" }],
+    groups: () => [{ id: "pool", state: "partial", circuit_open: true }],
+  });
+  const bus = newBus();
+  feedMetrics(bus, metrics);
+  bus.publish(TRAFFIC);
+  metrics.observeHttpRequest({
+    method: "GET",
+    route: "/api/mcp_servers/:id",
+    status_code: 200,
+    duration_seconds: 0.01,
+  });
+  countRateLimitRefusal(
+    metrics,
+    new GatewayError("RateLimitExceeded", "slow down", { budget: "gateway_call" }),
+  );
+  return metrics;
+}
+
+describe("gateway metrics registry", () => {
+  it("emits a sample of every metric documented in docs/metrics.md after traffic", async () => {
+    const documented = documentedMetrics();
+    expect(documented.length).toBeGreaterThan(15);
+    const sampled = sampledMetrics(await fedMetrics().exposition());
+    const missing = documented.filter((name) => !sampled.has(name));
+    expect(missing).toEqual([]);
+  });
+
+  it("counts tool calls by server, tool and status, refusals as denied with their budget and reason", async () => {
+    const text = await fedMetrics().exposition();
+    expect(text).toContain('airlock_tool_calls_total{mcp_server="math",tool="add",status="success"} 1');
+    expect(text).toContain('airlock_tool_calls_total{mcp_server="math",tool="divide",status="failure"} 1');
+    expect(text).toContain('airlock_tool_calls_total{mcp_server="math",tool="add",status="denied"} 1');
+    expect(text).toContain('airlock_limit_refusals_total{budget="tenant:acme",reason="concurrency"} 1');
+    expect(text).toContain('airlock_limit_refusals_total{budget="gateway_call",reason="rate"} 1');
+    expect(text).toContain('airlock_mcp_server_state{mcp_server="math",state="ready"} 1');
+    expect(text).toContain('airlock_mcp_server_state{mcp_server="math",state="cold"} 0');
+    expect(text).toContain('airlock_circuit_breaker_open{group="pool"} 1');
+    expect(text).toContain('airlock_egress_verdicts_total{mode="Enforce",verdict="deny",enforced="true"} 1');
+    expect(text).toContain('airlock_approvals_decided_total{decision="granted"} 1');
+  });
+
+  it("summarises tool calls keyed <server>.<tool> with errors by type", () => {
+    const summary = fedMetrics().summary();
+    expect(summary.tool_calls["math.add"]).toMatchObject({ count: 2, success: 1, denied: 1, failure: 0 });
+    expect(summary.tool_calls["math.divide"]).toMatchObject({ count: 1, failure: 1 });
+    expect(summary.errors).toEqual({ ToolError: 1, TenantQuotaExceeded: 1 });
+    expect(summary.performance).toMatchObject({ total_calls: 3, max_duration_ms: 12, avg_duration_ms: 5 });
+  });
+
+  it("keeps two registries apart: a second gateway does not see the first one's calls", async () => {
+    fedMetrics();
+    const fresh = new PromGatewayMetrics({ servers: () => [], groups: () => [] }, { processMetrics: false });
+    expect(await fresh.exposition()).not.toContain("airlock_tool_calls_total{");
+  });
+});
