@@ -112,9 +112,7 @@ function cef(f: Fields, p: Product): string {
     ["flexString1Label", "routeBackend"],
     ["flexString1", f.backend],
   ];
-  const pairs = extension
-    .filter(([, value]) => value !== null && value !== "")
-    .map(([key, value]) => `${key}=${cefValue(String(value))}`);
+  const pairs = present(extension).map(([key, value]) => `${key}=${cefValue(String(value))}`);
   return `${header.join("|")}|${pairs.join(" ")}`;
 }
 
@@ -134,47 +132,23 @@ function leef(f: Fields, p: Product): string {
   const header = ["LEEF:1.0", p.vendor, p.product, p.version, f.outcome.id]
     .map((value, index) => (index === 0 ? value : cefHeader(value)))
     .join("|");
-  const attributes: [string, string | number | null][] = [
+  const attributes: Attribute[] = [
     ["devTime", f.time.toISOString()],
     ["devTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSX"],
     ["cat", "tool_invocation"],
-    ["eventType", f.outcome.type],
     ["sev", f.outcome.cef],
-    ["usrName", f.user],
-    ["tenantId", f.tenant],
-    ["mcpServerId", f.server],
-    ["routeBackend", f.backend],
-    ["toolName", f.tool],
-    ["status", f.status],
-    ["callId", f.callId],
-    ["durationMs", f.durationMs],
-    ["errorType", f.errorType],
-    ["externalId", f.id],
+    ...recordAttributes(f, "usrName", "externalId"),
   ];
-  const pairs = attributes
-    .filter(([, value]) => value !== null && value !== "")
-    .map(([key, value]) => `${key}=${String(value).replace(/[\t\r\n]+/g, " ")}`);
+  const pairs = present(attributes).map(
+    ([key, value]) => `${key}=${String(value).replace(/[\t\r\n]+/g, " ")}`,
+  );
   return `${header}|${pairs.join("\t")}`;
 }
 
 /** RFC 5424: `<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [SD] MSG`. */
 function syslog(f: Fields, p: Product): string {
   const pri = SYSLOG_FACILITY * 8 + f.outcome.syslog;
-  const params: [string, string | number | null][] = [
-    ["eventType", f.outcome.type],
-    ["user", f.user],
-    ["tenantId", f.tenant],
-    ["mcpServerId", f.server],
-    ["routeBackend", f.backend],
-    ["toolName", f.tool],
-    ["status", f.status],
-    ["callId", f.callId],
-    ["durationMs", f.durationMs],
-    ["errorType", f.errorType],
-    ["recordId", f.id],
-  ];
-  const sd = params
-    .filter(([, value]) => value !== null && value !== "")
+  const sd = present(recordAttributes(f, "user", "recordId"))
     .map(([name, value]) => `${name}="${sdValue(String(value))}"`)
     .join(" ");
   const message = `tool_invocation ${f.status} ${f.server}.${f.tool}`.replace(/[\r\n]+/g, " ");
@@ -188,6 +162,30 @@ function syslog(f: Fields, p: Product): string {
     `[${SD_ID} ${sd}]`,
     message,
   ].join(" ");
+}
+
+type Attribute = [string, string | number | null];
+
+/** The fields of a record as LEEF attributes and syslog structured data name them alike. */
+function recordAttributes(f: Fields, userKey: string, idKey: string): Attribute[] {
+  return [
+    ["eventType", f.outcome.type],
+    [userKey, f.user],
+    ["tenantId", f.tenant],
+    ["mcpServerId", f.server],
+    ["routeBackend", f.backend],
+    ["toolName", f.tool],
+    ["status", f.status],
+    ["callId", f.callId],
+    ["durationMs", f.durationMs],
+    ["errorType", f.errorType],
+    [idKey, f.id],
+  ];
+}
+
+/** Attributes with a value: null and empty ones are left out. */
+function present(attributes: readonly Attribute[]): Attribute[] {
+  return attributes.filter(([, value]) => value !== null && value !== "");
 }
 
 /** RFC 5424 §6.3.3: `"`, `\` and `]` are escaped in PARAM-VALUE. */

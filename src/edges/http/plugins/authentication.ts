@@ -35,9 +35,7 @@ export async function authenticateRequest(
   auth: HttpAuthentication,
 ): Promise<Authentication & { clientAddress: string }> {
   const clientAddress = auth.proxies.clientAddress(request);
-  const apiKey = singleHeader(request, auth.apiKeyHeader.toLowerCase());
-  const authorization = singleHeader(request, "authorization");
-  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const { apiKey, bearer } = headerCredentials(request, auth.apiKeyHeader);
   const outcome = await auth.authenticator.authenticate({ apiKey, bearer, clientAddress });
   return { ...outcome, clientAddress };
 }
@@ -152,8 +150,24 @@ export function callerOf(request: FastifyRequest): Caller {
   );
 }
 
-function singleHeader(request: FastifyRequest, name: string): string | undefined {
+/**
+ * The credentials a request's headers carry: the API-key header and the token of
+ * `Authorization: Bearer`. A header sent more than once counts as absent rather than guessing.
+ */
+export function headerCredentials(
+  request: FastifyRequest,
+  apiKeyHeader: string,
+): { apiKey?: string; bearer?: string } {
+  const credentials: { apiKey?: string; bearer?: string } = {};
+  const apiKey = singleHeader(request, apiKeyHeader.toLowerCase())?.trim();
+  if (apiKey) credentials.apiKey = apiKey;
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(singleHeader(request, "authorization") ?? "")?.[1];
+  if (bearer) credentials.bearer = bearer;
+  return credentials;
+}
+
+/** A header sent once; a repeated header counts as absent rather than guessing which is meant. */
+export function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
-  const text = Array.isArray(value) ? value[0] : value;
-  return text && text.trim().length > 0 ? text.trim() : undefined;
+  return typeof value === "string" ? value : undefined;
 }

@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { ANONYMOUS, type Principal } from "../../../app/context.js";
 import type { Logger } from "../../../app/ports/logger.js";
 import type { OriginCheck } from "../origin-policy.js";
+import { headerCredentials, singleHeader } from "../plugins/authentication.js";
 import type { StreamIdentity } from "./event-connection.js";
 
 /** Credentials as the handshake carried them; each is absent when not sent or empty. */
@@ -95,18 +96,8 @@ export async function judgeHandshake(
 }
 
 export function credentialsOf(request: FastifyRequest, apiKeyHeader: string): StreamCredentials {
-  const credentials: StreamCredentials = {};
-  const apiKey = singleHeader(request, apiKeyHeader.toLowerCase());
-  if (apiKey) credentials.apiKey = apiKey;
-  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(singleHeader(request, "authorization") ?? "")?.[1];
-  if (bearer) credentials.bearer = bearer;
+  const credentials: StreamCredentials = headerCredentials(request, apiKeyHeader);
   const token = (request.query as Record<string, unknown> | undefined)?.token;
   if (typeof token === "string" && token !== "") credentials.token = token;
   return credentials;
-}
-
-/** A header sent once; a repeated header counts as absent rather than guessing which is meant. */
-function singleHeader(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return typeof value === "string" ? value : undefined;
 }
