@@ -4,7 +4,6 @@ import { payloadSizeGate } from "../app/governance/payload-size-gate.js";
 import { suspendedSessionGate } from "../app/governance/suspended-session-gate.js";
 import { withdrawnToolGate } from "../app/governance/withdrawn-tool-gate.js";
 import type { CallGate } from "../app/routing/call-gate.js";
-import type { GatewayConfig } from "../config/schema.js";
 
 /** What the gates are built from besides the configuration. */
 export interface CallGateDeps {
@@ -23,7 +22,7 @@ export interface CallGateDeps {
  * first; anything that may wait or reach the network comes after them. A hold of an `approval_list`
  * match runs after every gate (`route-call.ts`), so a call refused here never asks a human.
  */
-export function createCallGates(_config: GatewayConfig, deps: CallGateDeps): CallGate[] {
+export function createCallGates(deps: CallGateDeps): CallGate[] {
   const { governance } = deps;
   return [
     // A suspended MCP session (`/sessions/{id}/suspend`): SessionSuspendedError.

@@ -299,7 +299,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     invoker,
     authorizer,
     governance,
-    callGates: createCallGates(config, {
+    callGates: createCallGates({
       governance,
       egressPolicy,
       digestPins: pinning.gate,
