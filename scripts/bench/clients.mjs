@@ -1,4 +1,5 @@
-// MCP clients of the benchmark: through the gateway (streamable HTTP) and direct (stdio).
+// MCP clients of the benchmark: the SDK's Client over streamable HTTP (every HTTP target) or stdio
+// (the upstream on its own). Every target is driven by the same client code.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -8,11 +9,8 @@ const CLIENT_INFO = { name: "airlock-bench", version: "1.0.0" };
 /** Per-request timeout: far above any expected latency, so only a hung call trips it. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** The call of every scenario: one `add` of math, through `gateway_call`. */
-export const GATEWAY_CALL = {
-  name: "gateway_call",
-  arguments: { calls: [{ mcp_server: "math", tool: "add", arguments: { a: 1, b: 2 } }] },
-};
+/** The text every call echoes; the answer must carry it back unchanged. */
+export const ECHO_TEXT = "hello";
 
 /**
  * Request options of one call. Each call gets its own AbortController: the SDK's HTTP client adds
@@ -22,57 +20,59 @@ function requestOptions() {
   return { signal: new AbortController().signal, timeout: REQUEST_TIMEOUT_MS };
 }
 
-/** One MCP session with the gateway's `/mcp` endpoint. */
-export async function connectGateway(address) {
-  const client = new Client(CLIENT_INFO);
-  const transport = new StreamableHTTPClientTransport(new URL("/mcp", address));
-  await client.connect(transport);
-  return {
-    /** Calls a tool and parses the JSON payload of its first text block. */
-    async tool(name, args) {
-      const result = await client.callTool({ name, arguments: args }, undefined, requestOptions());
-      return { isError: result.isError === true, payload: parsePayload(result) };
+/** The call of a target: `echo` by its own name, or through `gateway_call` (egress). */
+export const CALLS = {
+  direct: {
+    request: { name: "echo", arguments: { text: ECHO_TEXT } },
+    ok: (result) => result.isError !== true && result.content?.[0]?.text === ECHO_TEXT,
+  },
+  egress: {
+    request: {
+      name: "gateway_call",
+      arguments: { calls: [{ mcp_server: "echo", tool: "echo", arguments: { text: ECHO_TEXT } }] },
     },
-    /** One `gateway_call` of add(1, 2); true when the batch says `success: true` and the sum is 3. */
-    async add() {
-      const result = await client.callTool(GATEWAY_CALL, undefined, requestOptions());
+    ok: (result) => {
       const payload = result.isError === true ? null : parsePayload(result);
-      return payload?.success === true && payload.results?.[0]?.result?.content?.[0]?.text === "3";
+      return payload?.success === true && payload.results?.[0]?.result?.content?.[0]?.text === ECHO_TEXT;
     },
-    /** Ends the session (DELETE) and closes the transport. */
-    async close() {
-      await transport.terminateSession().catch(() => {});
-      await client.close();
-    },
-  };
-}
+  },
+};
 
-/** The example server spoken to directly over stdio, with no gateway between. */
-export async function connectDirect(serverPath) {
-  const client = new Client(CLIENT_INFO);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [serverPath],
-    stderr: "ignore",
-  });
-  await client.connect(transport);
+function session(client, close) {
   return {
-    /** add(1, 2); true when the result is not an error and says 3. */
-    async add() {
-      const result = await client.callTool(
-        { name: "add", arguments: { a: 1, b: 2 } },
-        undefined,
-        requestOptions(),
-      );
-      return result.isError !== true && result.content?.[0]?.text === "3";
+    /** Calls a tool; resolves to the SDK's result. */
+    callTool: (name, args) => client.callTool({ name, arguments: args }, undefined, requestOptions()),
+    /** One call of the given kind (`CALLS.direct` or `CALLS.egress`); resolves to true on success. */
+    async call(kind) {
+      return kind.ok(await client.callTool(kind.request, undefined, requestOptions()));
     },
-    /** The upstream process's id. */
-    pid: transport.pid,
-    close: () => client.close(),
+    listTools: () => client.listTools(undefined, requestOptions()),
+    close,
   };
 }
 
-function parsePayload(result) {
+/** One MCP session with a streamable-HTTP endpoint; `headers` go with every request. */
+export async function connectHttp(url, headers = {}) {
+  const client = new Client(CLIENT_INFO);
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await client.connect(transport);
+  return session(client, async () => {
+    await transport.terminateSession().catch(() => {});
+    await client.close();
+  });
+}
+
+/** The upstream spoken to over stdio by a client that spawns it. */
+export async function connectStdio(command, args) {
+  const client = new Client(CLIENT_INFO);
+  const transport = new StdioClientTransport({ command, args, stderr: "ignore" });
+  await client.connect(transport);
+  const handle = session(client, () => client.close());
+  return { ...handle, pid: transport.pid };
+}
+
+/** The JSON payload of a result's first text block, or null. */
+export function parsePayload(result) {
   const text = result.content?.[0]?.text;
   if (typeof text !== "string") return null;
   try {

@@ -39,6 +39,24 @@ export function childPids(pid) {
   }
 }
 
+/** A process and all its descendants, the process first. */
+export function processTree(pid) {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...childPids(all[i]));
+  return all;
+}
+
+/**
+ * CPU ms of a process and its descendants alive now (a proxy's upstreams). A descendant that
+ * exited meanwhile takes its time with it, so read it while the processes still run.
+ */
+export function treeCpuMs(pid) {
+  if (pid === null || pid === undefined) return null;
+  const values = processTree(pid).map(processCpuMs);
+  if (values[0] === null) return null;
+  return values.reduce((total, value) => total + (value ?? 0), 0);
+}
+
 /** CPU time of this process (the benchmark's clients) in ms. */
 export function selfCpuMs() {
   const { user, system } = process.cpuUsage();

@@ -9,7 +9,7 @@
 // PostgreSQL is reached at $DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test); it is
 // skipped with a note when unreachable.
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -28,7 +28,8 @@ const USAGE = `usage: node scripts/bench/event-appends.mjs [options]
   --streams S     streams the burst spreads its events over (default 100)
   --producers P   concurrent producers of the second scenario, one stream each (default 50)
   --single N      events of the no-batching scenario, flush after each (default 1000)
-  --backends L    comma-separated: memory,sqlite,postgres (default all three)`;
+  --backends L    comma-separated: memory,sqlite,postgres (default all three)
+  --json FILE     also write the rows as JSON to FILE (npm run bench reads them from there)`;
 
 function options() {
   const { values } = parseArgs({
@@ -38,6 +39,7 @@ function options() {
       producers: { type: "string", default: "50" },
       single: { type: "string", default: "1000" },
       backends: { type: "string", default: "memory,sqlite,postgres" },
+      json: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -56,6 +58,7 @@ function options() {
     producers: int("producers"),
     single: int("single"),
     backends: values.backends.split(",").map((b) => b.trim()),
+    json: values.json ?? null,
   };
 }
 
@@ -223,16 +226,17 @@ async function main() {
       for (let i = 0; i < WARMUP_EVENTS; i++) backend.store.append("warmup", [event()]);
       await backend.store.flush();
       const scenarios = [
-        [`burst, ${opts.streams} streams`, () => burst(backend.store, opts.events, opts.streams)],
+        ["burst", `burst, ${opts.streams} streams`, () => burst(backend.store, opts.events, opts.streams)],
         [
+          "producers",
           `${opts.producers} producers, yield each`,
           () => producers(backend.store, opts.events, opts.producers),
         ],
-        ["flush after every append", () => single(backend.store, opts.single)],
+        ["single", "flush after every append", () => single(backend.store, opts.single)],
       ];
-      for (const [scenario, run] of scenarios) {
+      for (const [key, scenario, run] of scenarios) {
         const r = await run();
-        rows.push({ backend: name, scenario, ...r, perSecond: (r.events * 1000) / r.wallMs });
+        rows.push({ backend: name, key, scenario, ...r, perSecond: (r.events * 1000) / r.wallMs });
       }
     } finally {
       await backend.dispose();
@@ -246,6 +250,10 @@ async function main() {
     console.log(
       `${pad(r.backend, 9, true)}${pad(r.scenario, 28, true)}${pad(r.events, 8)}${pad((r.wallMs / 1000).toFixed(3), 10)}${pad(Math.round(r.perSecond), 12)}${pad(r.appendUs.toFixed(2), 11)}`,
     );
+  }
+  if (opts.json !== null) {
+    const skipped = opts.backends.filter((name) => !rows.some((r) => r.backend === name));
+    writeFileSync(opts.json, `${JSON.stringify({ rows, skipped }, null, 2)}\n`);
   }
   console.log(
     `\nload average after ${loadavg()

@@ -11,12 +11,23 @@ export class GatewayStartError extends Error {}
 const KEPT_LOG_LINES = 20;
 
 /**
- * Starts `node <cli> serve --config <configPath> --http --host 127.0.0.1 --port 0 --json-logs` and
+ * Starts `node [nodeArgs] <cli> serve --config <configPath> --http --host 127.0.0.1 --port 0 --json-logs` and
  * resolves once it logs the JSON line carrying `address`. Start-up time runs from just before the
  * spawn to that line. Rejects if the process exits first or `timeoutMs` passes (then it is killed).
  */
-export async function startGateway({ cliPath, configPath, cwd, env, timeoutMs }) {
-  const args = [cliPath, "serve", "--config", configPath, "--http", "--host", "127.0.0.1", "--port", "0"];
+export async function startGateway({ cliPath, configPath, cwd, env, timeoutMs, nodeArgs = [] }) {
+  const args = [
+    ...nodeArgs,
+    cliPath,
+    "serve",
+    "--config",
+    configPath,
+    "--http",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+  ];
   args.push("--json-logs");
   const began = performance.now();
   const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });

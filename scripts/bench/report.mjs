@@ -1,14 +1,14 @@
-// The readable table printed at the end of a run.
+// The ratios of a run and the readable summary printed at its end.
 
 const COLUMNS = [
-  ["scenario", 34, "left"],
-  ["sessions", 8],
-  ["calls", 7],
+  ["target", 30, "left"],
+  ["workload", 9, "left"],
+  ["calls", 6],
   ["errors", 6],
-  ["calls/s", 9],
-  ["p50 ms", 8],
-  ["p99 ms", 8],
-  ["cpu ms/call gw+up+client", 24],
+  ["calls/s", 8],
+  ["p50 ms", 7],
+  ["p99 ms", 7],
+  ["cpu ms/call srv+client", 22],
 ];
 
 function cell(value, width, align) {
@@ -17,66 +17,195 @@ function cell(value, width, align) {
 }
 
 function row(values) {
-  return values.map((value, i) => cell(value, COLUMNS[i][1], COLUMNS[i][2])).join("  ");
+  return values.map((value, i) => cell(value, COLUMNS[i][1], COLUMNS[i][2])).join(" ");
 }
 
 const fixed = (value, digits) => (value === null || value === undefined ? null : value.toFixed(digits));
+const signed = (value) => (value === null ? "-" : `${value >= 0 ? "+" : ""}${value.toFixed(2)}`);
+const ratio = (a, b) => (a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000);
 
-/** CPU per call of the gateway, its upstream and the benchmark's client, as `g + u + c`. */
-function cpuCell(cpu) {
-  if (!cpu) return null;
-  return [cpu.gateway, cpu.upstream, cpu.client]
-    .map((ms) => (ms === undefined ? "-" : (fixed(ms, 3) ?? "?")))
-    .join(" + ");
+const WORKLOADS = [
+  ["sequential", "1x"],
+  ["concurrent", "16x"],
+];
+
+/**
+ * Per workload: the best peer by calls/s and by p99, and for each Airlock target its calls/s over
+ * the best peer's and the ceiling's, and its p99 over the best peer p99.
+ */
+export function ratios(targets) {
+  const out = {};
+  const entries = Object.entries(targets);
+  for (const [workload] of WORKLOADS) {
+    const peers = entries.filter(([, t]) => t.peer).map(([id, t]) => ({ id, s: t[workload] }));
+    const fastest = peers.reduce(
+      (best, p) => (best === null || p.s.calls_per_s > best.s.calls_per_s ? p : best),
+      null,
+    );
+    const lowestP99 = peers.reduce(
+      (best, p) => (best === null || p.s.latency_ms.p99 < best.s.latency_ms.p99 ? p : best),
+      null,
+    );
+    const ceiling = targets.ceiling?.[workload] ?? null;
+    out[workload] = {
+      best_peer: fastest?.id ?? null,
+      best_peer_p99: lowestP99?.id ?? null,
+    };
+    for (const [id, t] of entries.filter(([, t]) => t.airlock)) {
+      out[workload][id] = {
+        calls_per_s_vs_best_peer: ratio(t[workload].calls_per_s, fastest?.s.calls_per_s),
+        calls_per_s_vs_ceiling: ratio(t[workload].calls_per_s, ceiling?.calls_per_s),
+        p99_vs_best_peer: ratio(t[workload].latency_ms.p99, lowestP99?.s.latency_ms.p99),
+      };
+    }
+  }
+  return out;
 }
 
-function scenarioRow(label, s) {
-  return row([
-    label,
-    s.sessions,
-    s.calls,
-    s.errors,
-    fixed(s.calls_per_s, 1),
-    fixed(s.latency_ms.p50, 3),
-    fixed(s.latency_ms.p99, 3),
-    cpuCell(s.cpu_ms_per_call),
-  ]);
-}
+const verdict = (ok) => (ok === null ? "n/a" : ok ? "met" : "NOT met");
 
-function exitFacts(stop) {
-  const how = stop.code === null ? `ended by ${stop.signal}` : `exit code ${stop.code}`;
-  return stop.killed ? `${how} (SIGKILL after the grace period)` : how;
+/** The targets of the performance work, each with the run's figure and whether it is met. */
+function goals(results) {
+  const lines = [];
+  const fd = results.targets.airlock_front_door;
+  const r = results.ratios;
+  if (fd) {
+    for (const [workload, short] of WORKLOADS) {
+      const x = r[workload].airlock_front_door;
+      lines.push(
+        `  front door ${short}: x${fixed(x.calls_per_s_vs_ceiling, 2)} of the ceiling (goal >= 0.8: ` +
+          `${verdict(x.calls_per_s_vs_ceiling === null ? null : x.calls_per_s_vs_ceiling >= 0.8)}), ` +
+          `x${fixed(x.calls_per_s_vs_best_peer, 2)} of the faster peer (goal >= 1.6: ` +
+          `${verdict(x.calls_per_s_vs_best_peer === null ? null : x.calls_per_s_vs_best_peer >= 1.6)}), ` +
+          `errors ${fd[workload].errors}`,
+      );
+    }
+    const p99 = r.concurrent.airlock_front_door.p99_vs_best_peer;
+    lines.push(
+      `  front door 16x p99: x${fixed(p99, 2)} of the best peer's (goal <= 1: ${verdict(p99 === null ? null : p99 <= 1)})`,
+    );
+  }
+  const rest = results.rest;
+  if (rest.airlock && rest.bare_fastify) {
+    const x = ratio(rest.airlock.requests_per_s, rest.bare_fastify.requests_per_s);
+    lines.push(`  REST: x${fixed(x, 2)} of bare fastify (goal >= 0.5: ${verdict(x >= 0.5)})`);
+  }
+  if (results.fleet) {
+    const f = results.fleet;
+    lines.push(
+      `  ${f.servers} servers: start-up ${fixed(f.startup_ms, 0)} ms (goal < 2000: ${verdict(f.startup_ms < 2000)}), ` +
+        `RSS ${f.rss_mib.settled} MiB (goal < 150: ${verdict(f.rss_mib.settled < 150)})`,
+    );
+  }
+  if (results.appends) {
+    for (const [backend, goal] of [
+      ["sqlite", 20_000],
+      ["postgres", 5_000],
+    ]) {
+      const best = Math.max(
+        ...results.appends.rows
+          .filter((x) => x.backend === backend && x.scenario !== "single")
+          .map((x) => x.appends_per_s),
+      );
+      lines.push(
+        Number.isFinite(best)
+          ? `  event appends ${backend}: ${best}/s, best grouped scenario (goal >= ${goal}: ${verdict(best >= goal)})`
+          : `  event appends ${backend}: skipped`,
+      );
+    }
+  }
+  return lines;
 }
 
 /** The report as lines of text. */
 export function formatReport(results) {
-  const { environment: env, gateway, scenarios, ratios } = results;
-  const mem = gateway.memory;
+  const { environment: env, targets, rest, appends, fleet } = results;
   const lines = [
-    `Airlock benchmark, ${env.date}`,
+    `Airlock benchmark, ${env.date}${results.parameters.quick ? " (quick)" : ""}`,
     `${env.cpu_count} x ${env.cpu_model}, ${env.total_memory_gib} GiB, ${env.os}, node ${env.node}` +
       (env.git_commit ? `, commit ${env.git_commit}${env.git_dirty ? " (uncommitted changes)" : ""}` : ""),
+    `versions: ${Object.entries(env.versions)
+      .map(([name, version]) => `${name} ${version ?? "?"}`)
+      .join(", ")}`,
     `load average before ${env.load_average_before.join(" ")}, after ${env.load_average_after.join(" ")}`,
-    "",
-    `gateway start-up (spawn to "listening" log line): ${fixed(gateway.startup_ms, 1)} ms`,
-    `math cold start (gateway_start, spawn + initialize + tools/list): ${fixed(gateway.upstream_start_ms, 1)} ms`,
-    "",
-    row(COLUMNS.map(([name]) => name)),
-    scenarioRow("A  gateway, 1 session sequential", scenarios.gateway_sequential),
-    scenarioRow(
-      `B  gateway, ${scenarios.gateway_concurrent.sessions} sessions concurrent`,
-      scenarios.gateway_concurrent,
-    ),
-    scenarioRow("A  direct stdio (baseline)", scenarios.direct_sequential),
-    "",
-    `gateway/direct, scenario A: calls/s x${fixed(ratios.calls_per_s, 3)}, p50 x${fixed(ratios.p50, 2)}, ` +
-      `p99 x${fixed(ratios.p99, 2)}`,
-    `gateway RSS: ${mem.idle?.rss_mib ?? "-"} MiB idle after start-up, ${mem.after_run?.rss_mib ?? "-"} MiB ` +
-      `after the run, peak ${mem.after_run?.peak_rss_mib ?? "-"} MiB (the gateway process only)`,
-    `gateway stop: SIGTERM to exit in ${fixed(gateway.stop.shutdown_ms, 1)} ms, ${exitFacts(gateway.stop)}`,
+    `dist/ built ${env.dist_built_at}` +
+      (env.dist_rebuilt_during_run
+        ? "; WARNING: dist/ was rebuilt during the run, which measured two builds"
+        : ""),
   ];
-  for (const [name, s] of Object.entries(scenarios)) {
-    if (s.first_error) lines.push(`first error in ${name}: ${s.first_error}`);
+  if (Object.keys(targets).length > 0) {
+    lines.push("", row(COLUMNS.map(([name]) => name)));
+    for (const t of Object.values(targets)) {
+      for (const [workload, short] of WORKLOADS) {
+        const s = t[workload];
+        const cpu = s.cpu_ms_per_call;
+        lines.push(
+          row([
+            t.label,
+            `${s.sessions}x${s.calls / s.sessions}`,
+            s.calls,
+            s.errors,
+            fixed(s.calls_per_s, 1),
+            fixed(s.latency_ms.p50, 2),
+            fixed(s.latency_ms.p99, 2),
+            cpu ? `${fixed(cpu.server, 3) ?? "?"} + ${fixed(cpu.client, 3) ?? "?"}` : null,
+          ]),
+        );
+        if (s.first_error) lines.push(`  first error (${short}): ${s.first_error}`);
+      }
+    }
+    lines.push("");
+    for (const [workload, short] of WORKLOADS) {
+      const r = results.ratios[workload];
+      for (const [id, t] of Object.entries(targets).filter(([, t]) => t.airlock)) {
+        const x = r[id];
+        lines.push(
+          `${t.label} ${short}: calls/s x${fixed(x.calls_per_s_vs_best_peer, 2)} of the best peer (${r.best_peer}), ` +
+            `x${fixed(x.calls_per_s_vs_ceiling, 2)} of the ceiling; p99 x${fixed(x.p99_vs_best_peer, 2)} of the best peer's (${r.best_peer_p99})`,
+        );
+      }
+    }
+    lines.push(
+      `server RSS after the run (MiB, process tree): ${Object.values(targets)
+        .map((t) => `${t.label} ${fixed(t.rss_mib_after, 1) ?? "-"}`)
+        .join("; ")}`,
+    );
   }
+  if (rest.airlock || rest.bare_fastify) {
+    lines.push("", "REST GET /api/system/ (autocannon, 10 connections):");
+    for (const [name, r] of [
+      ["Airlock (API key)", rest.airlock],
+      ["bare fastify", rest.bare_fastify],
+    ]) {
+      if (r) {
+        lines.push(
+          `  ${name.padEnd(18)} ${fixed(r.requests_per_s, 0).padStart(7)} req/s, p50 ${r.latency_ms.p50} ms, ` +
+            `p99 ${r.latency_ms.p99} ms, failures ${r.failures}`,
+        );
+      }
+    }
+  }
+  if (appends) {
+    lines.push("", `event appends (event-appends.mjs, ${appends.events} events):`);
+    for (const a of appends.rows) {
+      lines.push(`  ${a.backend.padEnd(9)}${a.label.padEnd(28)}${String(a.appends_per_s).padStart(8)}/s`);
+    }
+    for (const name of appends.skipped) lines.push(`  ${name}: skipped (unreachable)`);
+  }
+  if (fleet) {
+    const run = fleet.running;
+    lines.push(
+      "",
+      `${fleet.servers} configured servers (egress): start-up ${fixed(fleet.startup_ms, 0)} ms, RSS ` +
+        `${fleet.rss_mib.at_listen} MiB at listen, ${fleet.rss_mib.settled} MiB 1 s later`,
+      `  gateway_list (${fleet.gateway_list.mcp_servers_listed} servers): p50 ${fixed(fleet.gateway_list.latency_ms.p50, 2)} ms, ` +
+        `p99 ${fixed(fleet.gateway_list.latency_ms.p99, 2)} ms, errors ${fleet.gateway_list.errors}`,
+      `  ${run.started} upstreams started (mean ${fixed(run.cold_start_ms_mean, 0)} ms each): gateway ` +
+        `${signed(run.gateway_mib_per_upstream)} MiB RSS per upstream, each upstream process ` +
+        `${fixed(run.upstream_rss_mib_mean, 1)} MiB RSS`,
+    );
+  }
+  const goalLines = goals(results);
+  if (goalLines.length > 0) lines.push("", "goals:", ...goalLines);
   return lines;
 }

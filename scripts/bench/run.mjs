@@ -1,44 +1,74 @@
 #!/usr/bin/env node
-// Throughput and latency of the built gateway (dist/cli.js) in front of the arithmetic example
-// server, against the same server called directly over stdio. See docs/benchmarks.md.
+import { execFileSync } from "node:child_process";
+// The benchmark of the built gateway (dist/cli.js) against its peers and a ceiling, all in front of
+// the same echo upstream, on one machine in one run. See docs/benchmarks.md.
 //
-//   npm run build && npm run bench [-- --calls N --sessions S --per-session M --timeout SECONDS]
+//   npm run build && npm run bench [-- --quick --calls N --sessions S --per-session M ...]
 //
 // Every request goes to 127.0.0.1. Results: a table on stdout, JSON in scripts/bench/results/latest.json.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { connectDirect, connectGateway } from "./clients.mjs";
-import { childPids, processCpuMs, selfCpuMs, withCpu } from "./cpu.mjs";
-import { GatewayStartError, startGateway } from "./gateway-process.mjs";
+import { CALLS } from "./clients.mjs";
+import { selfCpuMs, withCpu } from "./cpu.mjs";
+import { measureFleet } from "./fleet.mjs";
+import { GatewayStartError } from "./gateway-process.mjs";
 import { runScenario, runSequential } from "./load.mjs";
-import { formatReport } from "./report.mjs";
+import { startProcess } from "./processes.mjs";
+import { formatProfile, summarizeProfile } from "./profile-summary.mjs";
+import { formatReport, ratios } from "./report.mjs";
+import { measureGet } from "./rest.mjs";
 import { round3 } from "./stats.mjs";
+import { TARGETS } from "./targets.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const BENCH_DIR = join(ROOT, "scripts", "bench");
 const CLI = join(ROOT, "dist", "cli.js");
-const UPSTREAM = join(ROOT, "examples", "servers", "arithmetic.mjs");
-const RESULTS_FILE = join(ROOT, "scripts", "bench", "results", "latest.json");
+const ECHO_SERVER = join(BENCH_DIR, "echo-server.mjs");
+const RESULTS_DIR = join(BENCH_DIR, "results");
 
 /** Calls before measuring: JIT, connection pools and the upstream's first requests settle. */
 const WARMUP_CALLS = 100;
-/** Spawn to "listening"; a healthy start takes well under a second. */
+/** Calls of each new session of the concurrent workload before it is measured. */
+const SESSION_WARMUP_CALLS = 5;
+/** Spawn to serving; a healthy start takes well under a second. */
 const STARTUP_TIMEOUT_MS = 30_000;
+/** How long the front door may take to list the echo upstream's tools after start-up. */
+const READY_TIMEOUT_MS = 15_000;
 /** SIGTERM to exit before SIGKILL; the gateway drains requests and stops its children first. */
 const STOP_GRACE_MS = 10_000;
+const SECTIONS = ["mcp", "rest", "appends", "fleet"];
 
 /** A failure explained by its message (set-up, usage); any other error is printed with its stack. */
 class BenchError extends Error {}
 
 const USAGE = `usage: node scripts/bench/run.mjs [options]
-  --calls N         calls of scenario A, one session (env BENCH_CALLS, default 2000)
-  --sessions S      sessions of scenario B (env BENCH_SESSIONS, default 16)
-  --per-session M   calls per session in scenario B (env BENCH_PER_SESSION, default 500)
-  --timeout SEC     abort the whole run after SEC seconds (env BENCH_TIMEOUT_S, default 300)`;
+  --calls N         calls of the sequential workload, one session (env BENCH_CALLS, default 2000)
+  --sessions S      sessions of the concurrent workload (env BENCH_SESSIONS, default 16)
+  --per-session M   calls per session in the concurrent workload (env BENCH_PER_SESSION, default 500)
+  --servers K       servers of the large-fleet measurement (env BENCH_SERVERS, default 1000)
+  --rest-seconds T  duration of each REST measurement (env BENCH_REST_SECONDS, default 5)
+  --targets LIST    comma-separated target ids (env BENCH_TARGETS, default all):
+                    ${TARGETS.map((t) => t.id).join(",")}
+  --sections LIST   comma-separated: ${SECTIONS.join(",")} (env BENCH_SECTIONS, default all)
+  --quick           a short run: 200 sequential calls, 30 per session, 1 s of REST, 5,000
+                    appends, 200 servers (env BENCH_QUICK=1); explicit options still win
+  --profile         only the Airlock front door under the concurrent workload, with
+                    node --cpu-prof; prints where its CPU time goes (env BENCH_PROFILE=1)
+  --timeout SEC     abort the whole run after SEC seconds (env BENCH_TIMEOUT_S, default 600)`;
 
 function options() {
   let values;
@@ -48,6 +78,12 @@ function options() {
         calls: { type: "string" },
         sessions: { type: "string" },
         "per-session": { type: "string" },
+        servers: { type: "string" },
+        "rest-seconds": { type: "string" },
+        targets: { type: "string" },
+        sections: { type: "string" },
+        quick: { type: "boolean" },
+        profile: { type: "boolean" },
         timeout: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -59,19 +95,51 @@ function options() {
     console.log(USAGE);
     process.exit(0);
   }
-  const positive = (name, flag, env, fallback) => {
-    const raw = flag ?? process.env[env] ?? String(fallback);
+  const flag = (value, env) => value === true || process.env[env] === "1";
+  const quick = flag(values.quick, "BENCH_QUICK");
+  const positive = (name, given, env, full, short) => {
+    const raw = given ?? process.env[env] ?? String(quick ? short : full);
     const value = Number(raw);
     if (!Number.isInteger(value) || value < 1) {
       throw new BenchError(`${name} must be a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
     }
     return value;
   };
+  const list = (name, given, env, allowed) => {
+    const raw = given ?? process.env[env];
+    if (raw === undefined) return allowed;
+    const items = raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+    const unknown = items.filter((item) => !allowed.includes(item));
+    if (items.length === 0 || unknown.length > 0) {
+      throw new BenchError(
+        `${name} must list some of ${allowed.join(",")}, got ${JSON.stringify(raw)}\n${USAGE}`,
+      );
+    }
+    return items;
+  };
   return {
-    calls: positive("--calls", values.calls, "BENCH_CALLS", 2000),
-    sessions: positive("--sessions", values.sessions, "BENCH_SESSIONS", 16),
-    perSession: positive("--per-session", values["per-session"], "BENCH_PER_SESSION", 500),
-    timeoutS: positive("--timeout", values.timeout, "BENCH_TIMEOUT_S", 300),
+    quick,
+    profile: flag(values.profile, "BENCH_PROFILE"),
+    calls: positive("--calls", values.calls, "BENCH_CALLS", 2000, 200),
+    sessions: positive("--sessions", values.sessions, "BENCH_SESSIONS", 16, 16),
+    perSession: positive("--per-session", values["per-session"], "BENCH_PER_SESSION", 500, 30),
+    servers: positive("--servers", values.servers, "BENCH_SERVERS", 1000, 200),
+    restSeconds: positive("--rest-seconds", values["rest-seconds"], "BENCH_REST_SECONDS", 5, 1),
+    appendEvents: quick ? 5000 : 50_000,
+    appendSingle: quick ? 100 : 1000,
+    listCalls: quick ? 10 : 50,
+    runningUpstreams: quick ? 3 : 10,
+    targets: list(
+      "--targets",
+      values.targets,
+      "BENCH_TARGETS",
+      TARGETS.map((t) => t.id),
+    ),
+    sections: list("--sections", values.sections, "BENCH_SECTIONS", SECTIONS),
+    timeoutS: positive("--timeout", values.timeout, "BENCH_TIMEOUT_S", 600, 600),
   };
 }
 
@@ -84,8 +152,7 @@ function checkBuild() {
     );
   }
   const built = statSync(CLI).mtimeMs;
-  const newest = newestMtime(join(ROOT, "src"));
-  if (newest > built) {
+  if (newestMtime(join(ROOT, "src")) > built) {
     console.warn("warning: src/ has changes newer than dist/cli.js; run `npm run build` to measure them");
   }
 }
@@ -94,42 +161,97 @@ function newestMtime(dir) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    const mtime = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs;
-    newest = Math.max(newest, mtime);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
   }
   return newest;
 }
 
 /**
- * The benchmark's configuration: math only. The command-bus rate limit (10 calls/s by default)
- * and the concurrency budgets (10 per server) are raised far above the load, so the figures
- * measure the call path rather than the throttles; everything else keeps its default.
+ * What every Airlock configuration of the run shares, after its `mcp_servers`: API-key auth on,
+ * SQLite for the stores and the event store (each configuration its own files, in `data/` as by
+ * default: the gateway watches the configuration's directory, and a database written next to the
+ * file would make the watcher rescan that directory at every commit), and the throttles
+ * (command-bus rate limit, concurrency budgets) raised far above the load, so that the figures
+ * measure the call path rather than the throttles. Everything else keeps its default.
  */
-function configText(dir) {
+function baseConfigText(dir, name, mode) {
   return [
-    "mcp_servers:",
-    "  math:",
-    "    mode: subprocess",
-    `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(UPSTREAM)}]`,
     "tool_access:",
-    "  mode: egress",
+    `  mode: ${mode}`,
     "rate_limit:",
     "  rps: 1000000",
     "  burst: 1000000",
     "execution:",
     "  max_concurrency: 1000",
     "  default_mcp_server_concurrency: 1000",
+    "persistence:",
+    "  backend: sqlite",
+    "  sqlite:",
+    `    path: ${JSON.stringify(join(dir, "data", `${name}-store.db`))}`,
     "event_store:",
-    `  path: ${JSON.stringify(join(dir, "events.db"))}`,
+    "  driver: sqlite",
+    `  path: ${JSON.stringify(join(dir, "data", `${name}-events.db`))}`,
+    "auth:",
+    "  enabled: true",
     "logging:",
     "  level: INFO",
     "",
   ].join("\n");
 }
 
+/** The echo upstream with one tool policy: its `secret` tool is denied. */
+function echoConfigText(dir, name, mode) {
+  return [
+    "mcp_servers:",
+    "  echo:",
+    "    mode: subprocess",
+    `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(ECHO_SERVER)}]`,
+    "    tools:",
+    "      deny_list: [secret]",
+    baseConfigText(dir, name, mode),
+  ].join("\n");
+}
+
+/**
+ * Writes the configurations and claims an admin API key with `airlock auth bootstrap-admin` in
+ * the first one's store, copied to the others' so one key opens every gateway of the run.
+ */
+function prepareAirlock(workDir, env) {
+  mkdirSync(join(workDir, "data"));
+  const configs = {};
+  for (const [name, mode] of [
+    ["front_door", "front_door"],
+    ["egress", "egress"],
+  ]) {
+    configs[name] = join(workDir, `${name}.yaml`);
+    writeFileSync(configs[name], echoConfigText(workDir, name, mode));
+  }
+  const apiKey = execFileSync(
+    process.execPath,
+    [CLI, "auth", "bootstrap-admin", "--config", configs.front_door, "--principal", "bench", "--show-key"],
+    { cwd: workDir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+  ).trim();
+  if (!apiKey.startsWith("mcp_")) throw new BenchError("airlock auth bootstrap-admin printed no API key");
+  for (const name of ["egress", "fleet"]) {
+    for (const suffix of ["", "-wal", "-shm"]) {
+      const from = join(workDir, "data", `front_door-store.db${suffix}`);
+      if (existsSync(from)) copyFileSync(from, join(workDir, "data", `${name}-store.db${suffix}`));
+    }
+  }
+  return { configs, apiKey, fleetBase: baseConfigText(workDir, "fleet", "egress") };
+}
+
 /** The caller's environment without MCP_* overrides, which the gateway would read. */
 function gatewayEnv() {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("MCP_")));
+}
+
+function packageVersion(name) {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
+  } catch {
+    return null;
+  }
 }
 
 function environment() {
@@ -154,15 +276,17 @@ function environment() {
     total_memory_gib: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
     git_commit: commit,
     git_dirty: commit === null ? null : git("status", "--porcelain") !== "",
+    // When dist/ was built: a rebuild during the run means it measured two builds.
+    dist_built_at: new Date(statSync(CLI).mtimeMs).toISOString(),
+    versions: Object.fromEntries(
+      ["@modelcontextprotocol/sdk", "supergateway", "mcp-proxy", "fastify", "autocannon"].map((name) => [
+        name,
+        packageVersion(name),
+      ]),
+    ),
     // Other work on the machine skews every figure: the 1, 5 and 15 minute load before the run.
     load_average_before: loadavg().map((load) => Math.round(load * 100) / 100),
   };
-}
-
-function ratio(gateway, direct) {
-  return gateway === null || direct === null || direct === 0
-    ? null
-    : Math.round((gateway / direct) * 1000) / 1000;
 }
 
 /** Fails the run on a broken set-up instead of measuring errors. */
@@ -174,24 +298,90 @@ function requireWarm(label, warm) {
   }
 }
 
+/**
+ * Checks that the Airlock target really runs with auth and its tool policy on: a request without
+ * the key is refused, and the denied tool is neither listed (front door) nor callable.
+ */
+async function airlockChecks(target, handle, session) {
+  const unauthenticated = await fetch(handle.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  await unauthenticated.arrayBuffer();
+  let secretRefused;
+  if (target.kind === CALLS.egress) {
+    const result = await session.callTool("gateway_call", {
+      calls: [{ mcp_server: "echo", tool: "secret", arguments: {} }],
+    });
+    secretRefused = !CALLS.egress.ok(result) && !JSON.stringify(result).includes('"text":"secret"');
+  } else {
+    const listed = (await session.listTools()).tools.some((tool) => tool.name === "secret");
+    const called = await session.callTool("secret", {}).then(
+      (result) => result.isError !== true,
+      () => false,
+    );
+    secretRefused = !listed && !called;
+  }
+  const checks = { status_without_key: unauthenticated.status, denied_tool_refused: secretRefused };
+  if (unauthenticated.status !== 401 || !secretRefused) {
+    throw new BenchError(`${target.label}: auth or policy is not in force: ${JSON.stringify(checks)}`);
+  }
+  return checks;
+}
+
+/** Waits until the echo upstream's tool is reachable through the target. */
+async function waitReady(target, session) {
+  if (target.kind === CALLS.egress) {
+    const began = performance.now();
+    await session.callTool("gateway_start", { mcp_server: "echo" });
+    return performance.now() - began;
+  }
+  const began = performance.now();
+  for (;;) {
+    const { tools } = await session.listTools();
+    if (tools.some((tool) => tool.name === "echo")) return performance.now() - began;
+    if (performance.now() - began > READY_TIMEOUT_MS) {
+      throw new BenchError(`${target.label} did not list the echo tool within ${READY_TIMEOUT_MS} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Prints each kind of process warning once. Over thousands of calls Node.js may warn of "abort
+ * listeners added to [AbortSignal]": the SDK's HTTP transport passes one signal of its own to
+ * every fetch, on top of the per-call one, and undici releases those listeners only later. It
+ * concerns the client side; calls are unaffected (errors are counted).
+ */
+function warnOnce() {
+  const seen = new Set();
+  process.removeAllListeners("warning");
+  process.on("warning", (warning) => {
+    if (seen.has(warning.name)) return;
+    seen.add(warning.name);
+    console.warn(`${warning.name}: ${warning.message} (printed once)`);
+  });
+}
+
 async function main() {
+  warnOnce();
   const opts = options();
   checkBuild();
   const env = environment();
   const workDir = mkdtempSync(join(tmpdir(), "airlock-bench-"));
-  const configPath = join(workDir, "config.yaml");
-  writeFileSync(configPath, configText(workDir));
+  const gwEnv = gatewayEnv();
 
   // Everything started is tracked here so that any failure, the time bound or a signal stops it.
-  const open = { gateway: null, clients: new Set() };
+  const open = new Set();
   let stopping = false;
   const shouldStop = () => stopping;
   const cleanup = async () => {
     stopping = true;
-    await Promise.allSettled([...open.clients].map((client) => client.close()));
-    const facts = open.gateway ? await open.gateway.stop(STOP_GRACE_MS) : null;
+    await Promise.allSettled(
+      [...open].map((thing) => (thing.close ? thing.close() : thing.stop(STOP_GRACE_MS))),
+    );
     rmSync(workDir, { recursive: true, force: true });
-    return facts;
   };
   const abort = (message, code) => {
     console.error(message);
@@ -207,115 +397,150 @@ async function main() {
     if (stopping) throw new BenchError("aborted");
     console.log(message);
   };
-  const track = (client) => {
-    open.clients.add(client);
-    return client;
+  const track = (thing) => {
+    open.add(thing);
+    return thing;
   };
-  const untrack = async (client) => {
-    open.clients.delete(client);
-    await client.close();
+  const untrack = async (thing) => {
+    open.delete(thing);
+    await (thing.close ? thing.close() : thing.stop(STOP_GRACE_MS));
   };
 
   try {
-    console.log(`starting ${relative(ROOT, CLI)} (config in ${workDir})`);
-    const gateway = await startGateway({
+    step(`preparing ${workDir}: configurations, admin API key (airlock auth bootstrap-admin)`);
+    const airlock = prepareAirlock(workDir, gwEnv);
+    const ctx = {
+      root: ROOT,
+      benchDir: BENCH_DIR,
       cliPath: CLI,
-      configPath,
-      cwd: workDir,
-      env: gatewayEnv(),
+      echoServer: ECHO_SERVER,
+      workDir,
+      env: gwEnv,
       timeoutMs: STARTUP_TIMEOUT_MS,
-    });
-    open.gateway = gateway;
-    const url = new URL(gateway.address);
-    if (url.hostname !== "127.0.0.1") {
-      throw new BenchError(`the gateway listens on ${gateway.address}, not 127.0.0.1`);
-    }
-    const memoryIdle = gateway.memory();
-    console.log(`listening on ${gateway.address} after ${gateway.startupMs.toFixed(1)} ms`);
-
-    const first = track(await connectGateway(gateway.address));
-    const startBegan = performance.now();
-    const started = await first.tool("gateway_start", { mcp_server: "math" });
-    const upstreamStartMs = performance.now() - startBegan;
-    if (started.isError || started.payload?.error) {
-      throw new BenchError(`gateway_start math failed: ${JSON.stringify(started.payload)}`);
-    }
-
-    step(`warm-up: ${WARMUP_CALLS} calls`);
-    requireWarm("gateway", await runSequential(() => first.add(), WARMUP_CALLS, shouldStop));
-
-    step(`scenario A: 1 session x ${opts.calls} sequential calls`);
-    // The upstream is the gateway's only child once math is started.
-    const upstreamPid = childPids(gateway.pid)[0] ?? null;
-    const gatewayProbes = {
-      gateway: () => processCpuMs(gateway.pid),
-      upstream: () => processCpuMs(upstreamPid),
-      client: selfCpuMs,
+      apiKey: airlock.apiKey,
+      configs: airlock.configs,
+      open,
     };
-    const sequential = await withCpu(gatewayProbes, () =>
-      runScenario([() => first.add()], opts.calls, shouldStop),
-    );
-
-    step(`scenario B: ${opts.sessions} sessions x ${opts.perSession} calls, concurrently`);
-    const sessions = [];
-    for (let i = 0; i < opts.sessions; i++) sessions.push(track(await connectGateway(gateway.address)));
-    const concurrent = await withCpu(gatewayProbes, () =>
-      runScenario(
-        sessions.map((session) => () => session.add()),
-        opts.perSession,
-        shouldStop,
-      ),
-    );
-    await Promise.all([...sessions, first].map(untrack));
-    const memoryAfter = gateway.memory();
-
-    step("stopping the gateway (SIGTERM)");
-    const stop = await gateway.stop(STOP_GRACE_MS);
-    open.gateway = null;
-
-    step(`baseline: ${relative(ROOT, UPSTREAM)} over stdio, ${opts.calls} sequential calls`);
-    const direct = track(await connectDirect(UPSTREAM));
-    requireWarm("direct", await runSequential(() => direct.add(), WARMUP_CALLS, shouldStop));
-    const directSequential = await withCpu(
-      { upstream: () => processCpuMs(direct.pid), client: selfCpuMs },
-      () => runScenario([() => direct.add()], opts.calls, shouldStop),
-    );
-    await untrack(direct);
-    if (stopping) return;
+    if (opts.profile) {
+      await profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop });
+      return;
+    }
 
     const results = {
-      environment: { ...env, load_average_after: loadavg().map((load) => Math.round(load * 100) / 100) },
+      environment: env,
       parameters: {
         warmup_calls: WARMUP_CALLS,
+        session_warmup_calls: SESSION_WARMUP_CALLS,
         calls: opts.calls,
         sessions: opts.sessions,
         per_session: opts.perSession,
-        call: "gateway_call {calls:[{mcp_server:'math', tool:'add', arguments:{a:1,b:2}}]}",
+        servers: opts.servers,
+        rest_seconds: opts.restSeconds,
+        quick: opts.quick,
       },
-      gateway: {
-        address: gateway.address,
-        startup_ms: round3(gateway.startupMs),
-        upstream_start_ms: round3(upstreamStartMs),
-        log_lines: gateway.logLines(),
-        memory: { idle: memoryIdle, after_run: memoryAfter },
-        stop: { ...stop, shutdown_ms: round3(stop.shutdown_ms) },
-      },
-      scenarios: {
-        gateway_sequential: sequential,
-        gateway_concurrent: concurrent,
-        direct_sequential: directSequential,
-      },
-      ratios: {
-        calls_per_s: ratio(sequential.calls_per_s, directSequential.calls_per_s),
-        p50: ratio(sequential.latency_ms.p50, directSequential.latency_ms.p50),
-        p99: ratio(sequential.latency_ms.p99, directSequential.latency_ms.p99),
-      },
+      targets: {},
+      rest: {},
+      appends: null,
+      fleet: null,
     };
-    mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-    writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(["", ...formatReport(results), `results: ${relative(ROOT, RESULTS_FILE)}`].join("\n"));
 
-    const errors = sequential.errors + concurrent.errors + directSequential.errors;
+    const targets = opts.sections.includes("mcp") ? TARGETS.filter((t) => opts.targets.includes(t.id)) : [];
+    for (const target of targets) {
+      step(`${target.label}: starting`);
+      const handle = track(await target.start(ctx));
+      const first = track(await handle.connect());
+      const readyMs = await waitReady(target, first);
+      const checks = target.airlock ? await airlockChecks(target, handle, first) : null;
+      step(`${target.label}: warm-up ${WARMUP_CALLS}, then 1 session x ${opts.calls} calls`);
+      requireWarm(target.label, await runSequential(() => first.call(target.kind), WARMUP_CALLS, shouldStop));
+      const probes = { server: handle.serverCpuMs, client: selfCpuMs };
+      const sequential = await withCpu(probes, () =>
+        runScenario([() => first.call(target.kind)], opts.calls, shouldStop),
+      );
+      step(`${target.label}: ${opts.sessions} sessions x ${opts.perSession} calls`);
+      const sessions = [];
+      for (let i = 0; i < opts.sessions; i++) {
+        const session = track(await handle.connect());
+        await runSequential(() => session.call(target.kind), SESSION_WARMUP_CALLS, shouldStop);
+        sessions.push(session);
+      }
+      const concurrent = await withCpu(probes, () =>
+        runScenario(
+          sessions.map((session) => () => session.call(target.kind)),
+          opts.perSession,
+          shouldStop,
+        ),
+      );
+      const rssMib = handle.serverRssMib();
+      await Promise.all([...sessions, first].map(untrack));
+      if (target.id === "airlock_front_door" && opts.sections.includes("rest")) {
+        step(`${target.label}: REST GET /api/system/ for ${opts.restSeconds} s (autocannon)`);
+        results.rest.airlock = await measureGet(
+          new URL("/api/system/", handle.address).href,
+          { "x-api-key": ctx.apiKey },
+          opts.restSeconds,
+        );
+      }
+      await untrack(handle);
+      results.targets[target.id] = {
+        label: target.label,
+        peer: target.peer === true,
+        airlock: target.airlock === true,
+        ready_ms: round3(readyMs),
+        checks,
+        rss_mib_after: rssMib,
+        sequential,
+        concurrent,
+      };
+    }
+
+    if (opts.sections.includes("rest")) {
+      step(`bare fastify: REST GET /api/system/ for ${opts.restSeconds} s (autocannon)`);
+      const bare = track(
+        await startProcess({
+          name: "bare fastify",
+          command: process.execPath,
+          args: [join(BENCH_DIR, "fastify-bare.mjs")],
+          cwd: workDir,
+          timeoutMs: STARTUP_TIMEOUT_MS,
+        }),
+      );
+      results.rest.bare_fastify = await measureGet(`${bare.url}/api/system/`, {}, opts.restSeconds);
+      await untrack(bare);
+    }
+
+    if (opts.sections.includes("appends")) {
+      step(`event appends: SQLite and PostgreSQL, ${opts.appendEvents} events (event-appends.mjs)`);
+      results.appends = runAppends(workDir, opts);
+    }
+
+    if (opts.sections.includes("fleet")) {
+      step(
+        `${opts.servers} configured servers: start-up, memory, gateway_list; ${opts.runningUpstreams} running`,
+      );
+      results.fleet = await measureFleet(ctx, {
+        servers: opts.servers,
+        running: opts.runningUpstreams,
+        listCalls: opts.listCalls,
+        baseConfig: airlock.fleetBase,
+        shouldStop,
+      });
+    }
+    if (stopping) return;
+
+    results.environment.load_average_after = loadavg().map((load) => Math.round(load * 100) / 100);
+    results.environment.dist_rebuilt_during_run =
+      new Date(statSync(CLI).mtimeMs).toISOString() !== results.environment.dist_built_at;
+    results.ratios = ratios(results.targets);
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, "latest.json");
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(["", ...formatReport(results), `results: ${relative(ROOT, file)}`].join("\n"));
+
+    const errors = Object.values(results.targets).reduce(
+      (total, t) => total + t.sequential.errors + t.concurrent.errors,
+      0,
+    );
     if (errors > 0) {
       console.error(`${errors} calls failed`);
       process.exitCode = 1;
@@ -327,6 +552,105 @@ async function main() {
     clearTimeout(watchdog);
     if (!stopping) await cleanup();
   }
+}
+
+/** Runs event-appends.mjs on SQLite and PostgreSQL and reads its rows back. */
+function runAppends(workDir, opts) {
+  const file = join(workDir, "appends.json");
+  execFileSync(
+    process.execPath,
+    [
+      join(BENCH_DIR, "event-appends.mjs"),
+      "--backends",
+      "sqlite,postgres",
+      "--events",
+      String(opts.appendEvents),
+      "--single",
+      String(opts.appendSingle),
+      "--json",
+      file,
+    ],
+    { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const { rows, skipped } = JSON.parse(readFileSync(file, "utf8"));
+  return {
+    events: opts.appendEvents,
+    skipped,
+    rows: rows.map((r) => ({
+      backend: r.backend,
+      scenario: r.key,
+      label: r.scenario,
+      events: r.events,
+      appends_per_s: Math.round(r.perSecond),
+      append_us: round3(r.appendUs),
+    })),
+  };
+}
+
+/**
+ * The front door under the concurrent workload with `node --cpu-prof`; the profile (written when
+ * the gateway exits) is summarized by self time over the workload's samples only.
+ */
+async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop }) {
+  const target = TARGETS.find((t) => t.id === "airlock_front_door");
+  const dir = join(RESULTS_DIR, "profile");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  step(`${target.label} with --cpu-prof (profiles in ${relative(ROOT, dir)})`);
+  // sql-count.mjs counts the SQLite statements the gateway prepares; SIGUSR2 marks the workload.
+  const sqlFile = join(dir, "sql-count.json");
+  const profiled = { ...ctx, env: { ...ctx.env, BENCH_SQL_COUNT_FILE: sqlFile } };
+  const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", dir, "--import", join(BENCH_DIR, "sql-count.mjs")];
+  const handle = track(await target.start(profiled, { nodeArgs }));
+  const sessions = [];
+  for (let i = 0; i < opts.sessions; i++) sessions.push(track(await handle.connect()));
+  await waitReady(target, sessions[0]);
+  for (const session of sessions) {
+    requireWarm(
+      target.label,
+      await runSequential(() => session.call(target.kind), SESSION_WARMUP_CALLS, shouldStop),
+    );
+  }
+  step(`${opts.sessions} sessions x ${opts.perSession} calls`);
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  process.kill(handle.gateway.pid, "SIGUSR2");
+  const span = { fromUs: nowUs() };
+  const concurrent = await withCpu({ server: handle.serverCpuMs, client: selfCpuMs }, () =>
+    runScenario(
+      sessions.map((session) => () => session.call(target.kind)),
+      opts.perSession,
+      shouldStop,
+    ),
+  );
+  span.toUs = nowUs();
+  process.kill(handle.gateway.pid, "SIGUSR2");
+  await Promise.all(sessions.map(untrack));
+  await untrack(handle);
+  const files = readdirSync(dir).filter((name) => name.endsWith(".cpuprofile"));
+  if (files.length === 0) throw new BenchError("the gateway wrote no CPU profile (did it exit normally?)");
+  // Only the samples of the workload: start-up, warm-up and shutdown are left out.
+  const summary = summarizeProfile(JSON.parse(readFileSync(join(dir, files[0]), "utf8")), span);
+  const statements = existsSync(sqlFile) ? JSON.parse(readFileSync(sqlFile, "utf8")) : [];
+  const perCall = (count) => Math.round((count / concurrent.calls) * 100) / 100;
+  const sql = statements
+    .filter((row) => row.in_workload > 0)
+    .map((row) => ({ per_call: perCall(row.in_workload), sql: row.sql.replace(/\s+/g, " ").slice(0, 140) }));
+  writeFileSync(
+    join(dir, "summary.json"),
+    `${JSON.stringify({ concurrent, span, sql, summary }, null, 2)}\n`,
+  );
+  console.log(
+    [
+      "",
+      `${concurrent.calls} calls, ${concurrent.errors} errors, ${concurrent.calls_per_s} calls/s, ` +
+        `p50 ${concurrent.latency_ms.p50} ms, p99 ${concurrent.latency_ms.p99} ms, ` +
+        `gateway CPU ${concurrent.cpu_ms_per_call.server} ms/call (profiled: slower than unprofiled)`,
+      ...formatProfile(summary, 25),
+      `SQLite statements prepared per call (${sql.reduce((total, row) => total + row.per_call, 0).toFixed(2)} in all):`,
+      ...sql.slice(0, 12).map((row) => `  ${row.per_call.toFixed(2).padStart(6)}  ${row.sql}`),
+      `profile: ${relative(ROOT, join(dir, files[0]))}`,
+    ].join("\n"),
+  );
 }
 
 main().catch((error) => {

@@ -4,8 +4,8 @@ import type { EventBus } from "./event-bus.js";
 import type { AuditRecord, AuditTrail } from "./ports/audit-trail.js";
 import type { Logger } from "./ports/logger.js";
 
-/** Refusals of the caller, as opposed to failures of the tool or its server. */
-const DENIALS = new Set([
+/** Refusals of the caller, as opposed to failures of the tool or its server (also read by tracing). */
+export const DENIALS = new Set([
   "ToolAccessDeniedError",
   "ToolDigestMismatchError",
   "TenantQuotaExceeded",

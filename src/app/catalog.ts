@@ -5,11 +5,26 @@ import { listApprovals } from "./operations/approvals/list-approvals.js";
 import { resolveApproval } from "./operations/approvals/resolve-approval.js";
 import { resolveApprovalCallback } from "./operations/approvals/resolve-approval-callback.js";
 import { AUTH_OPERATIONS } from "./operations/auth/auth-operations.js";
+import { backupConfig } from "./operations/backup-config.js";
 import { blockServer } from "./operations/block-server.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteContinuation, fetchContinuation } from "./operations/continuations.js";
 import { deleteServer } from "./operations/delete-server.js";
+import { diffConfig } from "./operations/diff-config.js";
+import { approveDiscovered } from "./operations/discovery/approve-discovered.js";
+import { discover } from "./operations/discovery/discover.js";
+import { discovered, listPending } from "./operations/discovery/discovered.js";
+import {
+  deleteDiscoverySource,
+  discoverySources,
+  enableDiscoverySource,
+  registerDiscoverySource,
+  scanDiscoverySource,
+  updateDiscoverySource,
+} from "./operations/discovery/discovery-sources.js";
+import { listQuarantined, quarantined } from "./operations/discovery/quarantined.js";
 import { durableConfig } from "./operations/export-config.js";
+import { exportRunningConfig } from "./operations/export-running-config.js";
 import { gatewayHealth } from "./operations/gateway-health.js";
 import { gatewayMetrics } from "./operations/gateway-metrics.js";
 import { gatewayStatus } from "./operations/gateway-status.js";
@@ -42,13 +57,6 @@ import { startServer } from "./operations/start-server.js";
 import { stopServer } from "./operations/stop-server.js";
 import { systemInfo } from "./operations/system-info.js";
 import { toolHistory } from "./operations/tool-history.js";
-import {
-  approveDiscovered,
-  discover,
-  discovered,
-  discoverySources,
-  quarantined,
-} from "./operations/unavailable.js";
 import { unloadServer } from "./operations/unload-server.js";
 import { updateServer } from "./operations/update-server.js";
 import { warmServers } from "./operations/warm-servers.js";
@@ -72,6 +80,9 @@ export const OPERATIONS = {
   systemInfo,
   whoami,
   durableConfig,
+  exportRunningConfig,
+  backupConfig,
+  diffConfig,
   gatewayStatus,
   gatewayHealth,
   warmServers,
@@ -87,6 +98,13 @@ export const OPERATIONS = {
   discoverySources,
   quarantined,
   approveDiscovered,
+  listPending,
+  listQuarantined,
+  registerDiscoverySource,
+  updateDiscoverySource,
+  deleteDiscoverySource,
+  scanDiscoverySource,
+  enableDiscoverySource,
   listGroups,
   getGroup,
   createGroup,
@@ -109,6 +127,11 @@ export const OPERATIONS = {
   deleteL7Policy,
   ...AUTH_OPERATIONS,
 } as const;
+
+/** The same operations by `Operation.name`, as forwarded leader-only commands name them. */
+export const OPERATIONS_BY_NAME: ReadonlyMap<string, Operation> = new Map(
+  Object.values(OPERATIONS).map((operation): [string, Operation] => [operation.name, operation as Operation]),
+);
 
 /**
  * How an operation is offered as a `gateway_*` MCP tool: its name, description and parameters.

@@ -14,6 +14,8 @@ export class EventBus {
   private readonly listeners = new Set<EventListener>();
   /** Listeners of peers' events too (`subscribeWithPeers`): the WebSocket stream. */
   private readonly peerListeners = new Set<EventListener>();
+  /** Listeners of peers' events alone (`subscribePeers`): the mirror of peers' registrations. */
+  private readonly peerOnlyListeners = new Set<EventListener>();
 
   constructor(
     private readonly deps: { clock: Clock; ids: IdGenerator; logger: Logger; instanceId: string },
@@ -38,12 +40,19 @@ export class EventBus {
     };
   }
 
+  /** Receives only the events other replicas produced (never this replica's own). */
+  subscribePeers(listener: EventListener): () => void {
+    this.peerOnlyListeners.add(listener);
+    return () => this.peerOnlyListeners.delete(listener);
+  }
+
   /**
    * Delivers an event another replica produced and recorded (its envelope kept as stored) to the
-   * `subscribeWithPeers` listeners only. Synchronous, like `publish`.
+   * `subscribeWithPeers` and `subscribePeers` listeners only. Synchronous, like `publish`.
    */
   deliverFromPeer(event: DomainEvent): void {
     for (const listener of this.peerListeners) this.notify(listener, event);
+    for (const listener of this.peerOnlyListeners) this.notify(listener, event);
   }
 
   publish(payloads: readonly DomainEventPayload[]): DomainEvent[] {

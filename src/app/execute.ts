@@ -35,6 +35,10 @@ export async function execute<S extends z.ZodType, O>(
       throw error;
     }
   }
+  // With coordination, a follower hands a leader-only command to the fleet manager.
+  if (operation.leaderOnly && services.leaderCommands) {
+    return services.leaderCommands.run(operation as Operation<never, O>, parsed.data, authorized);
+  }
   return operation.run(services, parsed.data, authorized);
 }
 

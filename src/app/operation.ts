@@ -21,6 +21,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    * (`RequestContext.confinedTo`); otherwise a global grant is needed (spec 2 §5).
    */
   readonly tenantAware?: boolean;
+  /**
+   * Only the fleet manager (the management lease holder) runs it: with `coordination` configured,
+   * `execute` on a follower hands the authorized command to the leader and answers with the
+   * leader's result (see `LeaderCommands`). Without coordination it runs where it is asked.
+   */
+  readonly leaderOnly?: boolean;
   run(services: AppServices, input: z.output<S>, ctx: RequestContext): Promise<O>;
 }
 

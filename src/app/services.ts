@@ -3,7 +3,9 @@ import type { CutStyle } from "../domain/truncation/truncate-result.js";
 import type { ApprovalService } from "./approvals/approval-service.js";
 import type { Authorizer } from "./auth/authorizer.js";
 import type { RequestContext } from "./context.js";
+import type { LeaderCommands } from "./coordination/leader-commands.js";
 import type { Leadership } from "./coordination/leadership.js";
+import type { DiscoveryService } from "./discovery/discovery-service.js";
 import type { EgressPolicies } from "./egress/egress-policies.js";
 import type { EventBus } from "./event-bus.js";
 import type { Fleet } from "./fleet/fleet.js";
@@ -16,6 +18,7 @@ import type { Operation } from "./operation.js";
 import type { DigestPins } from "./pins/digest-pins.js";
 import type { Clock } from "./ports/clock.js";
 import type { ComplianceExportStatus } from "./ports/compliance-export.js";
+import type { ConfigFiles } from "./ports/config-files.js";
 import type { ConfigReloader } from "./ports/config-reloader.js";
 import type { ContinuationStore } from "./ports/continuation-store.js";
 import type { EndpointGuard } from "./ports/endpoint-guard.js";
@@ -24,7 +27,9 @@ import type { GatewayMetrics } from "./ports/gateway-metrics.js";
 import type { Hasher } from "./ports/hasher.js";
 import type { IdGenerator } from "./ports/id-generator.js";
 import type { Logger } from "./ports/logger.js";
+import type { RunningConfig } from "./ports/running-config.js";
 import type { StoreRepositories } from "./ports/store-repositories.js";
+import type { Tracer } from "./ports/tracer.js";
 import type { CallGate } from "./routing/call-gate.js";
 
 export interface InstanceInfo {
@@ -102,8 +107,17 @@ export interface AppServices {
   groups: GroupService;
   /** Configuration reload; absent when the gateway was not started from a file. */
   reloader?: ConfigReloader;
+  /** The file backup and diff act on (`MCP_CONFIG` or `./config.yaml`); absent, they answer 501. */
+  configFiles?: ConfigFiles;
+  /** The configuration document running now, for export and diff. */
+  runningConfig?: RunningConfig;
   /** `gateway_load` / `gateway_unload`; absent with `hot_loading.enabled: false`. */
   hotLoading?: HotLoadingService;
+  /**
+   * Discovery sources, pending and quarantined servers, and the cycle (`discovery`); its state lives
+   * on the fleet manager. Absent: the discovery operations answer NotConfiguredError.
+   */
+  discovery?: DiscoveryService;
   /** The durable repositories of the backend (memory ones when nothing is durable). */
   repositories: StoreRepositories;
   /** Every published event is recorded here (memory when event persistence is off). */
@@ -121,9 +135,13 @@ export interface AppServices {
    * only one and manages its own fleet. Leader-only work listens to it.
    */
   coordination?: Leadership;
+  /** With coordination: runs leader-only operations on the fleet manager (see `execute`). */
+  leaderCommands?: LeaderCommands;
   settings: ServiceSettings;
   /** This replica's metrics registry (`gateway_metrics`, `GET /metrics`); absent, metrics answer NotConfiguredError. */
   metrics?: GatewayMetrics;
+  /** Spans of tool calls (`observability.tracing`); absent, nothing is traced. */
+  tracer?: Tracer;
   /** The compliance (SIEM) export while `MCP_COMPLIANCE_FORMAT` is set, for `gateway_health`. */
   complianceExport?: { status(): ComplianceExportStatus };
   /** Null while `truncation.enabled` is false: results are never cut and no continuation exists. */

@@ -1,11 +1,15 @@
+import { LeaderCommands } from "../app/coordination/leader-commands.js";
 import { LeaderElector } from "../app/coordination/leader-elector.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";
+import type { Operation } from "../app/operation.js";
 import type { Clock } from "../app/ports/clock.js";
+import type { IdGenerator } from "../app/ports/id-generator.js";
 import type { Logger } from "../app/ports/logger.js";
-import type { InstanceInfo } from "../app/services.js";
+import type { AppServices, InstanceInfo } from "../app/services.js";
 import type { GatewayConfig } from "../config/schema.js";
 import type { AutoRecovery } from "../control/auto-recovery.js";
+import { leaderCommandRunner } from "../control/leader-command-runner.js";
 import type { Periodic } from "../control/periodic.js";
 import { type Runnable, Supervisor } from "../control/supervisor.js";
 import type { Storage } from "./open-storage.js";
@@ -17,6 +21,8 @@ export const MANAGEMENT_LEASE = "management";
 export interface Coordination {
   /** Absent without a `coordination` block: this replica manages its own fleet. */
   readonly elector: LeaderElector | undefined;
+  /** With coordination: leader-only commands asked of this replica run on the fleet manager. */
+  readonly leaderCommands: LeaderCommands | undefined;
   /** The instance coordinates of `/system` and the `replica` blocks; `manages_fleet` is live. */
   instance(base: Pick<InstanceInfo, "instance_id" | "version" | "started_at" | "started_mono">): InstanceInfo;
   /** Starts asking for the lease (with coordination) and the leader-only work it governs. */
@@ -31,17 +37,29 @@ export interface LeaderOnlyWork {
   idleReaper: Periodic;
   recovery: AutoRecovery;
   logger: Logger;
+  /** Further leader-only work (the discovery cycle, forwarded commands), started after the rest. */
+  runnables?: readonly Runnable[];
 }
 
 /**
  * Wires the management lease and the work only its holder does: starting `auto_start` groups,
  * the idle reaper and crash recovery. Health checks, pin re-checks and front-door warming run on
  * every replica (each keeps its own connections) and stay outside. Discovery cycles and circuit
- * persistence, when they exist, belong in `leaderOnlyRunnables` too.
+ * persistence, when they exist, come in through `work.runnables`.
  */
 export function createCoordination(
   config: GatewayConfig,
-  deps: { storage: Storage; clock: Clock; logger: Logger; instanceId: string; work: LeaderOnlyWork },
+  deps: {
+    storage: Storage;
+    clock: Clock;
+    logger: Logger;
+    ids: IdGenerator;
+    instanceId: string;
+    work: LeaderOnlyWork;
+    /** Every operation by name, and the services they run with, for forwarded commands. */
+    operations: ReadonlyMap<string, Operation>;
+    services: () => AppServices;
+  },
 ): Coordination {
   const { storage, clock, logger, instanceId } = deps;
   const settings = config.coordination;
@@ -59,7 +77,25 @@ export function createCoordination(
         },
       })
     : undefined;
-  const supervisor = new Supervisor(leaderOnlyRunnables(deps.work, elector !== undefined), {
+  const queue = storage.repositories.leaderCommands;
+  const leaderCommands =
+    elector && queue
+      ? new LeaderCommands({
+          queue,
+          leadership: elector,
+          lease: MANAGEMENT_LEASE,
+          ids: deps.ids,
+          clock,
+          logger,
+          operations: deps.operations,
+          services: deps.services,
+        })
+      : undefined;
+  const runnables = leaderOnlyRunnables(deps.work, elector !== undefined);
+  if (leaderCommands && queue) {
+    runnables.push(leaderCommandRunner(leaderCommands, queue, { logger, now: () => clock.now() }));
+  }
+  const supervisor = new Supervisor(runnables, {
     logger,
     ...(elector && { leadership: elector }),
   });
@@ -69,6 +105,7 @@ export function createCoordination(
 
   return {
     elector,
+    leaderCommands,
     instance(base) {
       return {
         ...base,
@@ -135,5 +172,6 @@ function leaderOnlyRunnables(work: LeaderOnlyWork, coordinated: boolean): Runnab
         await Promise.all(local.map((server) => fleet.stopServer(server, "leadership_lost")));
       },
     },
+    ...(work.runnables ?? []),
   ];
 }

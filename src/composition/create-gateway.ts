@@ -5,16 +5,18 @@ import { parse as parseYaml } from "yaml";
 import { createOpaPolicyEngine } from "../adapters/auth/opa-policy-engine.js";
 import { DnsEndpointGuard } from "../adapters/net/dns-endpoint-guard.js";
 import { UndiciHttpClientFactory } from "../adapters/net/undici-http-client-factory.js";
+import { FileConfigFiles } from "../adapters/system/file-config-files.js";
 import { NodeHasher } from "../adapters/system/node-hasher.js";
 import { NodeIdGenerator } from "../adapters/system/node-ids.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
-import { removeProcessContainers } from "../adapters/upstream/docker/container-registry.js";
-import { DockerUpstreamFactory } from "../adapters/upstream/docker/docker-upstream-factory.js";
 import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstream-factory.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { AuditRecorder } from "../app/audit-recorder.js";
 import { Authorizer } from "../app/auth/authorizer.js";
+import { CachedApiKeyRepository } from "../app/auth/cached-api-keys.js";
+import { OPERATIONS_BY_NAME } from "../app/catalog.js";
 import type { Principal } from "../app/context.js";
+import type { DiscoverySourceFactory } from "../app/discovery/discovery-deps.js";
 import { EgressPolicies } from "../app/egress/egress-policies.js";
 import { EgressPolicyGate } from "../app/egress/egress-policy-gate.js";
 import { EventBus } from "../app/event-bus.js";
@@ -24,8 +26,9 @@ import { ToolInvoker } from "../app/fleet/tool-invoker.js";
 import { GroupService } from "../app/groups/group-service.js";
 import { CommandRateLimiter } from "../app/limits/command-rate-limiter.js";
 import type { Logger } from "../app/ports/logger.js";
+import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import type { AppServices } from "../app/services.js";
-import type { EnvSettings } from "../config/load.js";
+import { type EnvSettings, resolveEnvConfigPath } from "../config/load.js";
 import type { GatewayConfig, GroupEntry, ServerEntry } from "../config/schema.js";
 import { isGroupEntry } from "../config/schema.js";
 import { AutoRecovery } from "../control/auto-recovery.js";
@@ -43,19 +46,22 @@ import { createCallGates } from "./call-gates.js";
 import { ConfigFileWatch } from "./config-watch.js";
 import { createCoordination } from "./coordination.js";
 import { createDigestPins } from "./digest-pins.js";
+import { createDiscovery, discoveryAdapters } from "./discovery.js";
 import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./front-door.js";
 import { openGovernance } from "./governance.js";
 import { createHeaderExposure, refuseDeclaredExposure } from "./header-exposure.js";
 import { createHotLoading } from "./hot-loading.js";
+import { lazyUpstreamFactory } from "./lazy-adapters.js";
 import { openComplianceExport, openMetrics } from "./observability.js";
 import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
 import { describeProtectedResource, openTokenVerifier } from "./open-token-verifier.js";
-import { FileConfigReloader } from "./reload.js";
+import { FileConfigReloader, invokerLimits } from "./reload.js";
 import { openReplication } from "./replication.js";
 import { specFromEntry } from "./server-specs.js";
 import { checkStartup } from "./startup-checks.js";
+import { openTracing } from "./tracing.js";
 import { VERSION } from "./version.js";
 
 /** How the gateway introduces itself to upstream servers in `initialize`. */
@@ -80,6 +86,12 @@ export interface GatewayOptions {
    * `gateway_reload_config`, `POST /config/reload`, the file watch). Absent: no reload.
    */
   configPath?: string;
+  /**
+   * The file `POST /config/backup` and `GET /config/diff` act on; by default `MCP_CONFIG` of `env`,
+   * else `config.yaml` in the working directory (spec 1 "Configuration"), never `configPath`.
+   * Used only when the gateway was started from a file (`configPath`).
+   */
+  configFilesPath?: string;
   /** Storage already opened (tests); by default it is opened from the configuration. */
   storage?: Storage;
   /** Instance label; defaults to the host name. */
@@ -89,6 +101,8 @@ export interface GatewayOptions {
    * defaults to the environment the settings were read from.
    */
   environment?: Readonly<Record<string, string | undefined>>;
+  /** Builds the adapters of `discovery.sources`; default: the Docker, Kubernetes, filesystem and entrypoint adapters. */
+  discoverySources?: DiscoverySourceFactory;
 }
 
 /** A wired gateway: the application services, its HTTP edge on demand, and its background loops. */
@@ -124,6 +138,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   refuseDeclaredExposure(config);
   const storage = options.storage ?? (await openStorage(config, logger));
   const clock = new SystemClock();
+  // One cache of API-key lookups, shared by authentication and the revoke operation (which empties it).
+  const repositories: StoreRepositories = {
+    ...storage.repositories,
+    apiKeys: new CachedApiKeyRepository(storage.repositories.apiKeys, clock),
+  };
   const continuations = await openContinuations(config.truncation, { clock, logger }).catch(async (error) => {
     // The start is refused: storage opened here is released (storage passed in is the caller's).
     if (!options.storage) await storage.close();
@@ -146,18 +165,25 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const clientInfo = config.tool_access.mode === "front_door" ? FRONT_DOOR_CLIENT_INFO : CLIENT_INFO;
+  const remote = new RemoteUpstreamFactory({
+    clientInfo,
+    guard: endpointGuard,
+    http: new UndiciHttpClientFactory({ guard: endpointGuard }),
+  });
   const fleet = new Fleet({
     factories: {
       subprocess: new SubprocessUpstreamFactory({ clientInfo, baseEnv: env.childBaseEnv }),
-      docker: new DockerUpstreamFactory(env.containerEndpoint, {
-        runtime: env.containerRuntime,
-        clientInfo,
+      // dockerode loads with the first container server's start (see lazy-adapters.ts).
+      docker: lazyUpstreamFactory(async () => {
+        const { DockerUpstreamFactory } = await import(
+          "../adapters/upstream/docker/docker-upstream-factory.js"
+        );
+        return new DockerUpstreamFactory(env.containerEndpoint, {
+          runtime: env.containerRuntime,
+          clientInfo,
+        });
       }),
-      remote: new RemoteUpstreamFactory({
-        clientInfo,
-        guard: endpointGuard,
-        http: new UndiciHttpClientFactory({ guard: endpointGuard }),
-      }),
+      remote,
     },
     bus,
     clock,
@@ -171,11 +197,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     fleet,
     bus,
     clock,
-    limits: {
-      maxConcurrency: config.execution.max_concurrency,
-      maxResponseBytes: config.execution.max_response_bytes,
-      tenantLimits: config.execution.tenant_limits,
-    },
+    limits: invokerLimits(config),
   });
 
   const declared = new Set<string>();
@@ -183,6 +205,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Groups follow their members' health and lifecycle from the first event on.
   groups.start();
   const observed = openMetrics({ bus, fleet, groups });
+  const tracing = openTracing(config.observability.tracing, logger);
   const groupEntries: [string, GroupEntry][] = [];
   const declaredServers: [string, ServerEntry][] = [];
   for (const [id, entry] of Object.entries(config.mcp_servers)) {
@@ -227,7 +250,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       );
       continue;
     }
-    fleet.register({ ...record.spec, source: "api" });
+    // Discovered servers keep their provenance (exempt from the SSRF guard, taken over by the cycle).
+    fleet.register({ ...record.spec, source: record.spec.source === "discovery" ? "discovery" : "api" });
   }
   for (const definition of await storage.repositories.groupConfigs.list()) {
     if (groups.has(definition.group_id) || fleet.has(definition.group_id)) {
@@ -285,16 +309,41 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw refused;
   }
   const recovery = new AutoRecovery({ fleet, bus, logger });
+  // The discovery cycle is leader-only work; its operations run on the fleet manager too.
+  const discovery = createDiscovery(config, {
+    fleet,
+    groups,
+    bus,
+    clock,
+    hasher,
+    ids,
+    logger,
+    remote,
+    serverConfigs: storage.repositories.serverConfigs,
+    coordinated: config.coordination !== undefined && config.coordination !== null,
+    sourceFactory: options.discoverySources ?? discoveryAdapters(env),
+  });
   const coordination = createCoordination(config, {
     storage,
     clock,
     logger,
+    ids,
     instanceId,
-    work: { fleet, groups, idleReaper: idleReaper(fleet, logger), recovery, logger },
+    work: {
+      fleet,
+      groups,
+      idleReaper: idleReaper(fleet, logger),
+      recovery,
+      logger,
+      runnables: [discovery.runnable],
+    },
+    operations: OPERATIONS_BY_NAME,
+    services: () => services,
   });
   const services: AppServices = {
     ...(approvals && { approvals: approvals.service }),
     ...(coordination.elector && { coordination: coordination.elector }),
+    ...(coordination.leaderCommands && { leaderCommands: coordination.leaderCommands }),
     fleet,
     invoker,
     authorizer,
@@ -325,9 +374,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       logger,
       environment: options.environment ?? env.variables,
     }),
+    discovery: discovery.service,
     endpointGuard,
     eventStore: storage.eventStore,
-    repositories: storage.repositories,
+    repositories,
     continuations,
     bus,
     clock,
@@ -341,6 +391,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       started_mono: clock.monotonic(),
     }),
     metrics: observed.metrics,
+    tracer: tracing.tracer,
     ...(compliance && { complianceExport: compliance }),
     settings: {
       topology: config.tool_access.mode,
@@ -361,10 +412,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         path: options.configPath,
         current: { config, raw: readRawConfig(options.configPath) },
         fleet,
+        invoker,
         groups,
         governance,
         pins: pinning.pins,
         headerExposure,
+        // Built below, once the services exist; read at each reload.
+        frontDoor: () => frontDoor,
         settings: services.settings,
         declared,
         bus,
@@ -373,7 +427,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ...(options.environment && { env: options.environment }),
       })
     : null;
-  if (reloader) services.reloader = reloader;
+  if (reloader) {
+    services.reloader = reloader;
+    services.runningConfig = reloader;
+    services.configFiles = new FileConfigFiles(
+      options.configFilesPath ?? resolveEnvConfigPath({ env: env.variables }),
+    );
+  }
   const configWatch =
     reloader && options.configPath
       ? ConfigFileWatch.create(options.configPath, config, reloader, logger)
@@ -383,12 +443,23 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const loops: Periodic[] = [healthChecker(fleet, clock, logger)];
   if (pinning.recheck) loops.push(pinning.recheck);
   // Peers' events on this replica's WebSocket stream (multi-replica on PostgreSQL only).
-  const replication = await openReplication(config, storage, { bus, instanceId, logger });
-  if (replication) loops.push(replication);
+  const replication = await openReplication(config, storage, {
+    bus,
+    fleet,
+    governance,
+    instanceId,
+    logger,
+    clock,
+  });
+  if (replication) loops.push(replication.loop);
+  observed.metrics.trackCoordination({
+    ...(coordination.elector && { leadership: coordination.elector }),
+    ...(replication && { replicationLagSeconds: replication.lagSeconds }),
+  });
   const authentication = openAuthentication({
     config,
     env,
-    repositories: storage.repositories,
+    repositories,
     authorizer,
     tokens: config.auth.enabled ? openTokenVerifier(config.auth.oidc, { clock, logger }) : null,
     hasher,
@@ -461,6 +532,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         observed.stop();
         await audit.stop();
         await compliance?.stop();
+        // After the fleet: the spans of calls that ended while stopping are flushed too.
+        await tracing.stop();
         try {
           await storage.close();
         } catch (error) {
@@ -470,6 +543,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         // Containers a crash left behind, or created by an attempt the shutdown abandoned; the engine
         // is only asked when the fleet has container servers.
         if (fleet.list().some((server) => server.spec.mode === "docker")) {
+          const { removeProcessContainers } = await import(
+            "../adapters/upstream/docker/container-registry.js"
+          );
           const leftovers = await removeProcessContainers(env.containerEndpoint);
           if (leftovers.failed.length > 0)
             logger.warn({ containers: leftovers.failed }, "could not remove containers");

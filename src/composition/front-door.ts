@@ -3,6 +3,7 @@ import type { RequestContext } from "../app/context.js";
 import { FrontDoorRelay } from "../app/front-door/relay.js";
 import { ToolProjection } from "../app/front-door/tool-projection.js";
 import type { AppServices } from "../app/services.js";
+import { deepEqual } from "../config/diff.js";
 import type { GatewayConfig } from "../config/schema.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
@@ -23,10 +24,19 @@ const MAX_RETRY_MS = 60_000;
 export interface FrontDoor {
   /** A new client session's MCP server. */
   sessionServer(key: string, contextOf: (signal: AbortSignal) => RequestContext): Server;
-  /** Holds readiness until the required catalogue was projected (null without one). */
-  readonly readiness: ReadinessCheck | null;
+  /**
+   * Holds readiness until the required catalogue was projected; ready at once without one. Always
+   * present, as a reload may add a catalogue.
+   */
+  readonly readiness: ReadinessCheck;
   /** Starts every server in the background so that its tools are projected. */
   warm(): void;
+  /**
+   * Applies a reloaded configuration's `resource_links`, `ui_resources` and
+   * `tool_access.required_catalogue`. A changed catalogue opens a new `retry_for_s` window from now
+   * and starts its servers that are not running (after `warm`).
+   */
+  configure(config: GatewayConfig): void;
   close(): void;
 }
 
@@ -34,16 +44,19 @@ export interface FrontDoor {
 export function createFrontDoor(services: AppServices, config: GatewayConfig): FrontDoor {
   const projection = new ToolProjection(services);
   const stopWatching = projection.watch(services.bus);
+  const uiResources = createUiResourceGate(config, services);
   const relay = new FrontDoorRelay(services, projection, {
     relayTasks: config.relay_tasks_enabled,
     maxLinksPerTenant: config.resource_links.max_per_tenant,
-    uiResources: createUiResourceGate(config, services),
+    uiResources,
   });
   const hub = new FrontDoorHub(services, relay);
-  const catalogue = config.tool_access.required_catalogue;
-  const windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
+  // Replaced by a reload that changes the catalogue; the window restarts then.
+  let catalogue = config.tool_access.required_catalogue;
+  let windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
+  let warmed = false;
 
   /** A required id is met once it, or for a group any one member, was projected. */
   const missing = (): string[] => {
@@ -86,27 +99,40 @@ export function createFrontDoor(services: AppServices, config: GatewayConfig): F
 
   return {
     sessionServer: (key, contextOf) => createFrontDoorServer({ services, relay, hub, key, contextOf }),
-    readiness: catalogue
-      ? {
-          name: "required_catalogue",
-          check: () => {
-            const waiting = missing();
-            if (waiting.length === 0 || services.clock.monotonic() >= windowEnds) return { ready: true };
-            return {
-              ready: false,
-              detail: {
-                status: "waiting",
-                missing_mcp_servers: waiting,
-                retry_for_s: catalogue.retry_for_s,
-              },
-            };
+    readiness: {
+      name: "required_catalogue",
+      check: () => {
+        const waiting = missing();
+        if (!catalogue || waiting.length === 0 || services.clock.monotonic() >= windowEnds)
+          return { ready: true };
+        return {
+          ready: false,
+          detail: {
+            status: "waiting",
+            missing_mcp_servers: waiting,
+            retry_for_s: catalogue.retry_for_s,
           },
-        }
-      : null,
+        };
+      },
+    },
     warm() {
+      warmed = true;
       void Promise.all(services.fleet.list().map((server) => start(server.id))).then(() =>
         retryRequired(FIRST_RETRY_MS),
       );
+    },
+    configure(next) {
+      relay.setMaxLinksPerTenant(next.resource_links.max_per_tenant);
+      uiResources.configure(next.ui_resources.tenants);
+      const nextCatalogue = next.tool_access.required_catalogue;
+      if (deepEqual(catalogue, nextCatalogue)) return;
+      catalogue = nextCatalogue;
+      windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
+      if (!warmed || closed || !catalogue) return;
+      const required = missing().flatMap((id) =>
+        services.groups.has(id) ? services.groups.memberIds(id) : [id],
+      );
+      void Promise.all(required.map(start)).then(() => retryRequired(FIRST_RETRY_MS));
     },
     close() {
       closed = true;

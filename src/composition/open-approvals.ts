@@ -1,5 +1,5 @@
 import { HmacCallbackVerifier } from "../adapters/notify/hmac-signature.js";
-import { BullmqApprovalDelivery } from "../adapters/queue/bullmq-approval-delivery.js";
+import type { BullmqApprovalDelivery } from "../adapters/queue/bullmq-approval-delivery.js";
 import { ApprovalGate } from "../app/approvals/approval-gate.js";
 import type { ApprovalService } from "../app/approvals/approval-service.js";
 import { UiResourceGate } from "../app/approvals/ui-resource-gate.js";
@@ -77,6 +77,8 @@ export async function openApprovals(
         );
       }
     } else {
+      // BullMQ and ioredis load only when a channel is delivered through Redis.
+      const { BullmqApprovalDelivery } = await import("../adapters/queue/bullmq-approval-delivery.js");
       delivery = BullmqApprovalDelivery.open({
         url,
         senders: plan.senders,

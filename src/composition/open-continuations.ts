@@ -1,5 +1,4 @@
 import { MemoryContinuationStore } from "../adapters/continuations/memory-continuation-store.js";
-import { openRedisContinuationStore } from "../adapters/continuations/redis-continuation-store.js";
 import type { Clock } from "../app/ports/clock.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { Continuations } from "../app/services.js";
@@ -40,6 +39,10 @@ export async function openContinuations(
   }
   const shown = describeRedisUrl(url);
   try {
+    // ioredis loads only with the redis driver.
+    const { openRedisContinuationStore } = await import(
+      "../adapters/continuations/redis-continuation-store.js"
+    );
     const store = await openRedisContinuationStore({
       url,
       ttlSeconds: truncation.cache_ttl_s,

@@ -1,7 +1,5 @@
 import { MemoryEventStore } from "../adapters/store/memory/memory-event-store.js";
 import { memoryRepositories } from "../adapters/store/memory/memory-repositories.js";
-import { openPostgres } from "../adapters/store/postgres/open-postgres.js";
-import { PostgresEventStore } from "../adapters/store/postgres/postgres-event-store.js";
 import { sqlRepositories } from "../adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../adapters/store/sql-store.js";
 import { openSqlite } from "../adapters/store/sqlite/open-sqlite.js";
@@ -50,7 +48,9 @@ export async function openStorage(config: GatewayConfig, logger: Logger): Promis
       ? new MemoryEventStore({ onError })
       : sql.dialect === "sqlite"
         ? new SqliteEventStore(sql, { onError })
-        : new PostgresEventStore(sql, { onError });
+        : new (await import("../adapters/store/postgres/postgres-event-store.js")).PostgresEventStore(sql, {
+            onError,
+          });
   return {
     eventStore,
     repositories,
@@ -63,8 +63,10 @@ export async function openStorage(config: GatewayConfig, logger: Logger): Promis
   };
 }
 
-function openBackend(config: GatewayConfig): Promise<SqlStore<unknown>> {
+async function openBackend(config: GatewayConfig): Promise<SqlStore<unknown>> {
   if (config.persistence.backend === "postgresql") {
+    // The pg driver loads only when PostgreSQL is the backend.
+    const { openPostgres } = await import("../adapters/store/postgres/open-postgres.js");
     return openPostgres({ connection: { ...(config.persistence.postgresql ?? {}) } });
   }
   return openSqlite({ path: config.persistence.sqlite?.path ?? config.event_store.path });

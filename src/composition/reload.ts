@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { EventBus } from "../app/event-bus.js";
 import type { Fleet } from "../app/fleet/fleet.js";
+import type { InvokerLimits, ToolInvoker } from "../app/fleet/tool-invoker.js";
 import type { Governance } from "../app/governance/governance.js";
 import type { GroupService } from "../app/groups/group-service.js";
 import type { HeaderExposure } from "../app/headers/header-exposure.js";
@@ -10,8 +11,9 @@ import type { DigestPins } from "../app/pins/digest-pins.js";
 import type { Clock } from "../app/ports/clock.js";
 import type { ConfigReloader, ReloadOutcome } from "../app/ports/config-reloader.js";
 import type { Logger } from "../app/ports/logger.js";
+import type { RunningConfig } from "../app/ports/running-config.js";
 import type { ServiceSettings } from "../app/services.js";
-import { declaredServers, deepEqual, diffConfigs, type ReloadPlan } from "../config/diff.js";
+import { declaredServers, diffConfigs, type ReloadPlan } from "../config/diff.js";
 import { ConfigValidationError, type Environment, parseConfig } from "../config/load.js";
 import type { GatewayConfig, GroupEntry } from "../config/schema.js";
 import { isGroupEntry } from "../config/schema.js";
@@ -23,16 +25,14 @@ import { governanceSettings } from "./governance.js";
 import { exposureBlocks, refuseDeclaredExposure } from "./header-exposure.js";
 import { specFromEntry } from "./server-specs.js";
 
-/**
- * Parts of the sections spec 2 §3 lists as applied that this release still reads only at start:
- * a change to them is reported as needing a restart, like any other section.
- */
-const READ_AT_START: readonly [string, (config: GatewayConfig) => unknown][] = [
-  ["execution", (config) => config.execution],
-  ["resource_links", (config) => config.resource_links],
-  ["ui_resources", (config) => config.ui_resources],
-  ["tool_access.required_catalogue", (config) => config.tool_access.required_catalogue],
-];
+/** The tool-call path's limits of a configuration (`execution`). */
+export function invokerLimits(config: GatewayConfig): InvokerLimits {
+  return {
+    maxConcurrency: config.execution.max_concurrency,
+    maxResponseBytes: config.execution.max_response_bytes,
+    tenantLimits: config.execution.tenant_limits,
+  };
+}
 
 export interface ReloadDeps {
   /** The file the process was started with; every reload reads it again. */
@@ -40,10 +40,17 @@ export interface ReloadDeps {
   /** The configuration running now, and the YAML it was read from (for the explicit-null rule). */
   current: { config: GatewayConfig; raw?: unknown };
   fleet: Fleet;
+  /** Takes the `execution` limits. */
+  invoker: ToolInvoker;
   groups: GroupService;
   governance: Governance;
   pins: DigestPins;
   headerExposure: HeaderExposure;
+  /**
+   * The front door, which takes `resource_links`, `ui_resources` and
+   * `tool_access.required_catalogue`; null in egress, where they have no effect.
+   */
+  frontDoor: () => { configure(config: GatewayConfig): void } | null;
   settings: ServiceSettings;
   /** The ids declared by the file (REST may not delete them); kept in step with each reload. */
   declared: Set<string>;
@@ -65,7 +72,7 @@ function reloadFailed(reason: string): GatewayError {
  * ids taken by runtime servers) is checked before the first change, so a refused reload leaves the
  * gateway exactly as it was.
  */
-export class FileConfigReloader implements ConfigReloader {
+export class FileConfigReloader implements ConfigReloader, RunningConfig {
   private current: { config: GatewayConfig; raw?: unknown };
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -76,6 +83,11 @@ export class FileConfigReloader implements ConfigReloader {
   /** The configuration applied last. */
   get config(): GatewayConfig {
     return this.current.config;
+  }
+
+  /** The document applied last as written; the validated configuration when the text is unknown. */
+  document(): unknown {
+    return this.current.raw ?? this.current.config;
   }
 
   reload(request: { graceful: boolean; requestedBy: string }): Promise<ReloadOutcome> {
@@ -120,14 +132,8 @@ export class FileConfigReloader implements ConfigReloader {
     } catch (error) {
       throw fail(`applying the new configuration: ${describe(error)}`);
     }
-    const previous = this.current.config;
     this.current = next;
-    const restartRequired = [
-      ...plan.restartSections,
-      ...READ_AT_START.filter(([, read]) => !deepEqual(read(previous), read(next.config))).map(
-        ([name]) => name,
-      ),
-    ];
+    const restartRequired = [...plan.restartSections];
     const outcome: ReloadOutcome = {
       config_path: path,
       mcp_servers_added: [...plan.added, ...plan.groupsAdded],
@@ -203,6 +209,8 @@ export class FileConfigReloader implements ConfigReloader {
 
   private async apply(config: GatewayConfig, plan: ReloadPlan): Promise<void> {
     const { fleet, groups, declared, logger } = this.deps;
+    // First: the only live setting that can refuse (an invalid tenant budget), before any change.
+    this.deps.invoker.configure(invokerLimits(config));
     const configDir = dirname(this.deps.path);
     const entries = declaredServers({ config });
     const specOf = (id: string): ServerSpec => {
@@ -246,6 +254,8 @@ export class FileConfigReloader implements ConfigReloader {
     this.deps.pins.configure(pinBlocks(config));
     this.deps.headerExposure.configure(exposureBlocks(config));
     this.deps.settings.paramHeadersRequired = config.headers.param_validation.required;
+    fleet.setDefaultServerConcurrency(config.execution.default_mcp_server_concurrency);
+    this.deps.frontDoor()?.configure(config);
     logger.debug({ groups: plan.groupsChanged, policies: plan.policyChanged }, "live settings applied");
   }
 }

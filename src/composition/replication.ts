@@ -1,7 +1,10 @@
-import { PostgresEventStore } from "../adapters/store/postgres/postgres-event-store.js";
 import type { EventBus } from "../app/event-bus.js";
+import type { Fleet } from "../app/fleet/fleet.js";
+import type { Governance } from "../app/governance/governance.js";
+import type { Clock } from "../app/ports/clock.js";
 import type { Logger } from "../app/ports/logger.js";
 import { EventTailer } from "../app/replication/event-tailer.js";
+import { mirrorPeerRegistrations } from "../app/replication/peer-fleet.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { eventReplication } from "../control/event-replication.js";
 import type { Periodic } from "../control/periodic.js";
@@ -9,16 +12,37 @@ import type { Storage } from "./open-storage.js";
 
 /**
  * The loop that delivers peers' events to this replica's `subscribeWithPeers` listeners (the
- * WebSocket stream), when replicas share an event log: `coordination` is configured and events
- * are kept in PostgreSQL. Null otherwise: a single replica, or a store no peer can read.
+ * WebSocket stream) and applies their run-time registrations to this replica's fleet, when
+ * replicas share an event log: `coordination` is configured and events are kept in PostgreSQL.
+ * Null otherwise: a single replica, or a store no peer can read. `lagSeconds` is the time since the
+ * loop last read the log up to its head (`airlock_replication_lag_seconds`).
  */
 export async function openReplication(
   config: GatewayConfig,
   storage: Storage,
-  deps: { bus: EventBus; instanceId: string; logger: Logger },
-): Promise<Periodic | null> {
-  if (config.coordination === undefined || !(storage.eventStore instanceof PostgresEventStore)) return null;
-  const { bus, instanceId, logger } = deps;
+  deps: {
+    bus: EventBus;
+    fleet: Fleet;
+    governance: Governance | undefined;
+    instanceId: string;
+    logger: Logger;
+    clock: Clock;
+  },
+): Promise<{ loop: Periodic; lagSeconds: () => number } | null> {
+  if (config.coordination === undefined) return null;
+  // Loaded here rather than at start: only coordinated replicas (on PostgreSQL) get this far.
+  const { PostgresEventStore } = await import("../adapters/store/postgres/postgres-event-store.js");
+  if (!(storage.eventStore instanceof PostgresEventStore)) return null;
+  const { bus, fleet, governance, instanceId, logger } = deps;
+  // A suspension announced by a peer is applied at once, not only at the next age-based re-read.
+  bus.subscribePeers((event) => {
+    if (event.type !== "SessionSuspended" && event.type !== "SessionResumed") return;
+    governance?.sessions.reload().catch((error: unknown) => {
+      logger.error({ err: String(error) }, "suspended sessions not re-read; the periodic re-read follows");
+    });
+  });
+  // Servers peers register at run time join this replica's fleet (the subscription lives as long as the bus).
+  mirrorPeerRegistrations({ bus, fleet, serverConfigs: storage.repositories.serverConfigs, logger });
   const tailer = new EventTailer({
     store: storage.eventStore,
     instanceId,
@@ -30,5 +54,11 @@ export async function openReplication(
     // The first read of the loop finds the head instead; the start is not refused for it.
     logger.error({ err: String(error) }, "shared event log not readable; replication starts later");
   }
-  return eventReplication(tailer, logger);
+  let caughtUpAt = deps.clock.monotonic();
+  const loop = eventReplication(tailer, logger, {
+    onCaughtUp: () => {
+      caughtUpAt = deps.clock.monotonic();
+    },
+  });
+  return { loop, lagSeconds: () => (deps.clock.monotonic() - caughtUpAt) / 1000 };
 }

@@ -90,6 +90,18 @@ export function resolveConfigPath(options: ResolveOptions = {}): ResolvedConfigP
   };
 }
 
+/**
+ * The file `POST /config/backup` and `GET /config/diff` act on (spec 1 "Configuration"):
+ * `MCP_CONFIG`, else `config.yaml` in the working directory. Unlike {@link resolveConfigPath} the
+ * command line is never looked at, and the file need not exist.
+ */
+export function resolveEnvConfigPath(options: { env?: Environment; cwd?: string } = {}): string {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const named = env.MCP_CONFIG?.trim();
+  return resolve(cwd, named ? named : CONFIG_FILE_NAME);
+}
+
 export interface LoadedConfig {
   /** The validated configuration with defaults and overrides applied; deep-frozen. */
   readonly config: GatewayConfig;

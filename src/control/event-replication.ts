@@ -14,11 +14,12 @@ export const REPLICATION_POLL_INTERVAL_MS = 200;
 export function eventReplication(
   tailer: EventTailer,
   logger: Logger,
-  intervalMs = REPLICATION_POLL_INTERVAL_MS,
+  options: { intervalMs?: number; onCaughtUp?: () => void } = {},
 ): Periodic {
   return new Periodic(
-    intervalMs,
-    () => tailer.catchUp(),
+    options.intervalMs ?? REPLICATION_POLL_INTERVAL_MS,
+    // `catchUp` reads until a short page: once it resolves, this replica has read up to the head.
+    () => tailer.catchUp().then(() => options.onCaughtUp?.()),
     // The cursor stays where it was: the next run reads the same events again, none is lost.
     (error) => logger.error({ err: String(error) }, "shared event log not readable; retrying"),
   );

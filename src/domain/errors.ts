@@ -38,6 +38,8 @@ export const ERROR_CATALOGUE = {
   RoleAlreadyExistsError: { status: 409, retryable: false },
   ApiKeyNotFoundError: { status: 404, retryable: false },
   AuthDisabledError: { status: 503, retryable: false },
+  // Spec 1 "Configuration": the configuration file cannot be read, or its directory written (backup).
+  ConfigFileUnavailableError: { status: 503, retryable: false },
   InternalServerError: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 

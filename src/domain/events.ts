@@ -95,6 +95,14 @@ export type DomainEventPayload =
       payload_bytes: number | null;
     }
   | {
+      /** An MCP session of the gateway's endpoint was suspended (spec 1 "Session"); peers re-read the registry. */
+      type: "SessionSuspended";
+      session_id: string;
+      reason: string;
+      suspended_by: string;
+    }
+  | { type: "SessionResumed"; session_id: string; resumed_by: string }
+  | {
       /** A runtime change of the tool policies over a server or group (front-door listings follow). */
       type: "ToolPolicyChanged";
       /** `*` when the change concerns every server. */
@@ -187,6 +195,21 @@ export type DomainEventPayload =
       requested_by: string;
     }
   | { type: "ConfigurationReloadFailed"; config_path: string; reason: string; requested_by: string }
+  | {
+      /** One source's discovery cycle ended (`failed`: its scan could not be read). */
+      type: "DiscoveryCycleCompleted";
+      source_id: string;
+      source_type: string;
+      mcp_servers_found: number;
+      registered: number;
+      updated: number;
+      deregistered: number;
+      quarantined: number;
+      failed: boolean;
+    }
+  | { type: "DiscoveredServerQuarantined"; mcp_server_id: string; source_id: string; reason: string }
+  | { type: "DiscoveredServerApproved"; mcp_server_id: string; source_id: string; approved_by: string }
+  | { type: "DiscoveredServerRejected"; mcp_server_id: string; source_id: string; rejected_by: string }
   | { type: "CircuitBreakerOpened"; group_id: string; consecutive_failures: number }
   | {
       type: "CircuitBreakerClosed";

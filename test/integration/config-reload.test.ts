@@ -1,5 +1,7 @@
 import { writeFileSync } from "node:fs";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,8 +10,9 @@ import { memoryStorage } from "../../src/composition/open-storage.js";
 import { onReloadSignal } from "../../src/composition/signals.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { DomainEvent } from "../../src/domain/events.js";
+import { createApiKey } from "../support/api-keys.js";
 import { writeTempConfig } from "../support/cli.js";
-import { ARITHMETIC, CONTROLLABLE, TEXT, waitFor } from "../support/gateway.js";
+import { ARITHMETIC, CONTROLLABLE, FAILS_TO_START, TEXT, waitFor } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 
 /**
@@ -34,13 +37,14 @@ interface Running {
   gateway: Gateway;
   app: FastifyInstance;
   baseUrl: string;
+  /** Connected unless the gateway was started with authentication on. */
   client: Client;
   events: DomainEvent[];
 }
 
 let running: Running | null = null;
 
-async function start(text = INITIAL): Promise<Running> {
+async function start(text = INITIAL, options: { connect?: boolean } = {}): Promise<Running> {
   const path = writeTempConfig(text);
   const loaded = loadConfig({ cliPath: path, env: { PATH: process.env.PATH } });
   const gateway = await createGateway({
@@ -59,7 +63,9 @@ async function start(text = INITIAL): Promise<Running> {
   gateway.startBackground();
   const app = await gateway.http();
   const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
-  const client = await connectHttp(baseUrl);
+  // Without a client, closing one is a no-op.
+  const client =
+    options.connect === false ? new Client({ name: "unused", version: "0" }) : await connectHttp(baseUrl);
   running = { path, gateway, app, baseUrl, client, events };
   return running;
 }
@@ -194,6 +200,26 @@ describe("configuration reload", () => {
     }
   });
 
+  it("serves calls while a reload is refused: none fails and the running server stays", async () => {
+    const { client, path, gateway } = await start();
+    await callJson(client, "gateway_start", { mcp_server: "math" });
+    const running = gateway.services.fleet.get("math")?.connection;
+    writeFileSync(path, yaml({ math: server(ARITHMETIC, "    idle_ttl_s: -5\n") }));
+    const calls = Array.from({ length: 20 }, (_, index) =>
+      callJson(client, "gateway_call", {
+        calls: [{ mcp_server: "math", tool: "add", arguments: { a: index, b: 1 } }],
+      }),
+    );
+    const reload = callJson(client, "gateway_reload_config", {});
+    const results = await Promise.all(calls);
+    expect(String((await reload).json.error)).toMatch(/^Configuration reload failed: .*idle_ttl_s/);
+    for (const [index, result] of results.entries()) {
+      expect(result.json).toMatchObject({ success: true, succeeded: 1 });
+      expect(result.json.results[0].result.content[0].text).toContain(String(index + 1));
+    }
+    expect(gateway.services.fleet.get("math")?.connection).toBe(running);
+  });
+
   it("applies a tool access block without restarting the server", async () => {
     const { gateway, client, path } = await start();
     await callJson(client, "gateway_start", { mcp_server: "math" });
@@ -240,5 +266,90 @@ describe("configuration reload", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     writeFileSync(path, yaml({ ctl: server(CONTROLLABLE) }, top));
     await waitFor(() => gateway.services.fleet.has("ctl") && !gateway.services.fleet.has("math"), 6_000);
+  });
+});
+
+const RICH = resolve("test/fixtures/servers/rich.mjs");
+
+/** Spec 2 §3: the sections a reload applies besides servers and policies, without a restart. */
+describe("live-applied sections", () => {
+  it("applies execution limits to the next calls, and still reports sections that need a restart", async () => {
+    const { gateway, app, client, path } = await start();
+    const ok = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "math", tool: "add", arguments: { a: 1, b: 2 } }],
+    });
+    expect(ok.json.results[0]).toMatchObject({ success: true });
+    const top =
+      "config_reload:\n  enabled: false\nexecution:\n  max_response_bytes: 10\n  default_mcp_server_concurrency: 3\nlogging:\n  level: DEBUG\n";
+    writeFileSync(path, yaml({ math: server(ARITHMETIC), text: server(TEXT) }, top));
+    const response = await reloadRest(app);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().result.restart_required).toEqual(["logging"]);
+    expect(gateway.services.fleet.get("math")?.budget.limit).toBe(3);
+    const refused = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "math", tool: "add", arguments: { a: 1, b: 2 } }],
+    });
+    expect(refused.json.results[0]).toMatchObject({ success: false });
+    expect(JSON.stringify(refused.json.results[0])).toContain("exceeds the limit of 10 bytes");
+    // The kept server was not restarted to apply it.
+    expect(stateOf(gateway, "math")).toBe("ready");
+  });
+
+  it("applies tool_access.required_catalogue on the front door: readiness waits for a newly required server", async () => {
+    const frontDoor = (catalogue: string) =>
+      `tool_access:\n  mode: front_door\n${catalogue}mcp_servers:\n  math:\n${server(ARITHMETIC)}  broken:\n${server(FAILS_TO_START)}config_reload:\n  enabled: false\n`;
+    const { app, path } = await start(frontDoor(""));
+    expect((await app.inject({ method: "GET", url: "/health/ready" })).statusCode).toBe(200);
+
+    writeFileSync(path, frontDoor("  required_catalogue:\n    servers: [broken]\n    retry_for_s: 600\n"));
+    const response = await reloadRest(app);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().result.restart_required).toBeUndefined();
+    const waiting = await app.inject({ method: "GET", url: "/health/ready" });
+    expect(waiting.statusCode).toBe(503);
+    expect(waiting.json().required_catalogue).toMatchObject({
+      status: "waiting",
+      missing_mcp_servers: ["broken"],
+    });
+
+    writeFileSync(path, frontDoor(""));
+    expect((await reloadRest(app)).statusCode).toBe(200);
+    expect((await app.inject({ method: "GET", url: "/health/ready" })).statusCode).toBe(200);
+  });
+
+  it("applies ui_resources on the front door: a tenant's allowlist shows its UI resource at once", async () => {
+    const frontDoor = (ui: string) =>
+      `tool_access:\n  mode: front_door\nauth:\n  enabled: true\n  role_assignments:\n    - {principal: ada, role: admin}\n${ui}mcp_servers:\n  rich:\n${server(RICH)}config_reload:\n  enabled: false\n`;
+    const { gateway, app, path, baseUrl } = await start(frontDoor(""), { connect: false });
+    const key = await createApiKey({ gateway }, "ada", { tenant: "t1" });
+    const client = new Client({ name: "tenant-t1", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", baseUrl), {
+        requestInit: { headers: { "x-api-key": key } },
+      }),
+    );
+    try {
+      await waitFor(async () =>
+        (await client.listResources()).resources.some((r) => r.uri === "rich://readme"),
+      );
+      const uris = async () => (await client.listResources()).resources.map((r) => r.uri);
+      expect(await uris()).not.toContain("ui://rich/widget");
+
+      writeFileSync(path, frontDoor("ui_resources:\n  tenants:\n    t1:\n      allowlist: [ui://rich/]\n"));
+      const response = await reloadRest(app, {});
+      // With authentication on the reload needs a key too.
+      expect(response.statusCode).toBe(401);
+      const reloaded = await app.inject({
+        method: "POST",
+        url: "/api/config/reload",
+        headers: { "x-api-key": key },
+        payload: {},
+      });
+      expect(reloaded.statusCode).toBe(200);
+      expect(reloaded.json().result.restart_required).toBeUndefined();
+      expect(await uris()).toContain("ui://rich/widget");
+    } finally {
+      await client.close();
+    }
   });
 });

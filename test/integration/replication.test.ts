@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -157,6 +158,39 @@ await describePostgres("replicas sharing PostgreSQL", () => {
     } finally {
       stop();
     }
+  });
+
+  it("runs on every replica a server registered through one, and drops it everywhere when removed", async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const arithmetic = path.resolve("examples/servers/arithmetic.mjs");
+    const registered = await a.app.inject({
+      method: "POST",
+      url: "/api/mcp_servers/",
+      payload: { mcp_server_id: "shared-math", mode: "subprocess", command: [process.execPath, arithmetic] },
+    });
+    expect(registered.statusCode).toBe(201);
+    for (const peer of [b, c]) {
+      await waitFor(
+        async () => (await peer.app.inject({ url: "/api/mcp_servers/shared-math" })).statusCode === 200,
+        10_000,
+      );
+    }
+    const started = await b.app.inject({ method: "POST", url: "/api/mcp_servers/shared-math/start" });
+    expect(started.statusCode).toBe(200);
+    const tools = await b.app.inject({ url: "/api/mcp_servers/shared-math/tools" });
+    expect(tools.statusCode).toBe(200);
+    expect(JSON.stringify(tools.json())).toContain("add");
+
+    const removed = await a.app.inject({ method: "DELETE", url: "/api/mcp_servers/shared-math" });
+    expect(removed.statusCode).toBe(200);
+    for (const peer of [b, c]) {
+      await waitFor(
+        async () => (await peer.app.inject({ url: "/api/mcp_servers/shared-math" })).statusCode === 404,
+        10_000,
+      );
+    }
+    // B's running instance was stopped with it.
+    expect(b.gateway.services.fleet.get("shared-math")).toBeUndefined();
   });
 
   it("refuses on a replica the calls of a session suspended through another", async () => {

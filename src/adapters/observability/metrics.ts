@@ -45,7 +45,14 @@ export class PromGatewayMetrics implements GatewayMetrics {
   private readonly approvalsDecided: Counter<"decision">;
   private readonly egressVerdicts: Counter<"mode" | "verdict" | "enforced">;
   private readonly digestMismatches: Counter<"mcp_server" | "enforcement">;
+  private readonly discoveryCycles: Counter<"source" | "outcome">;
+  private readonly discoveryActions: Counter<"source" | "action">;
   private readonly httpDuration: Histogram<"method" | "route" | "status_code">;
+  private readonly eventsAppended: Counter;
+  private readonly leaseTransitions: Counter<"transition">;
+  /** Scrape-time reads wired once coordination and replication exist (`trackCoordination`). */
+  private managesFleet: () => boolean = () => true;
+  private replicationLag: (() => number) | null = null;
   /** Plain aggregates for the JSON form of `gateway_metrics` (reading prom-client's is async). */
   private readonly stats = new Map<string, ToolCallStats>();
   private readonly errors = new Map<string, number>();
@@ -156,6 +163,18 @@ export class PromGatewayMetrics implements GatewayMetrics {
       labelNames: ["mcp_server", "enforcement"],
       registers,
     });
+    this.discoveryCycles = new Counter({
+      name: `${PREFIX}discovery_cycles_total`,
+      help: "Discovery cycles by source id and outcome (ok, failed).",
+      labelNames: ["source", "outcome"],
+      registers,
+    });
+    this.discoveryActions = new Counter({
+      name: `${PREFIX}discovery_servers_total`,
+      help: "Discovered servers registered, updated, deregistered or quarantined, by source id.",
+      labelNames: ["source", "action"],
+      registers,
+    });
     this.httpDuration = new Histogram({
       name: `${PREFIX}http_request_duration_seconds`,
       help: "HTTP request duration by method, route pattern and status code.",
@@ -163,10 +182,62 @@ export class PromGatewayMetrics implements GatewayMetrics {
       buckets: HTTP_BUCKETS,
       registers,
     });
+    this.eventsAppended = new Counter({
+      name: `${PREFIX}events_appended_total`,
+      help: "Events this replica appended to the event store (queued for its batched commit).",
+      registers,
+    });
+    const metrics = this;
+    new Gauge({
+      name: `${PREFIX}lease_holder`,
+      help: "1 while this replica holds the management lease and manages the fleet (always 1 without coordination).",
+      registers,
+      collect() {
+        this.set(metrics.managesFleet() ? 1 : 0);
+      },
+    });
+    this.leaseTransitions = new Counter({
+      name: `${PREFIX}lease_transitions_total`,
+      help: "Changes of this replica's standing in the management lease (acquired, lost).",
+      labelNames: ["transition"],
+      registers,
+    });
+    new Gauge({
+      name: `${PREFIX}replication_lag_seconds`,
+      help: "Seconds since this replica last read the shared event log up to its head (0 without replication).",
+      registers,
+      collect() {
+        this.set(metrics.replicationLag?.() ?? 0);
+      },
+    });
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * Follows the management lease (`airlock_lease_holder`, `airlock_lease_transitions_total`) and the
+   * replication tail (`airlock_replication_lag_seconds`). Without them the replica is alone: it
+   * holds the fleet and has no lag.
+   */
+  trackCoordination(parts: {
+    leadership?: {
+      readonly isLeader: boolean;
+      onChange(listener: (change: { leader: boolean }) => void): unknown;
+    };
+    replicationLagSeconds?: () => number;
+  }): void {
+    const { leadership, replicationLagSeconds } = parts;
+    if (leadership) {
+      this.managesFleet = () => leadership.isLeader;
+      leadership.onChange((change) =>
+        this.leaseTransitions.inc({ transition: change.leader ? "acquired" : "lost" }),
+      );
+    }
+    if (replicationLagSeconds) this.replicationLag = replicationLagSeconds;
+  }
+
   observe(event: DomainEvent): void {
+    // The recorder appends every event this replica publishes; peers' events never come here.
+    this.eventsAppended.inc();
     switch (event.type) {
       case "ProviderStateChanged":
         this.stateChanges.inc({
@@ -211,6 +282,13 @@ export class PromGatewayMetrics implements GatewayMetrics {
         return;
       case "DigestMismatchEvent":
         this.digestMismatches.inc({ mcp_server: event.mcp_server_id, enforcement: event.enforcement });
+        return;
+      case "DiscoveryCycleCompleted":
+        this.discoveryCycles.inc({ source: event.source_id, outcome: event.failed ? "failed" : "ok" });
+        for (const action of ["registered", "updated", "deregistered", "quarantined"] as const) {
+          if (event[action] > 0)
+            this.discoveryActions.inc({ source: event.source_id, action }, event[action]);
+        }
         return;
       default:
         return;

@@ -34,6 +34,8 @@ export const UI_READ_TOOL = "resources/read";
  * Listing asks no consent. URIs of other schemes are not governed here.
  */
 export class UiResourceGate {
+  private tenants: Readonly<Record<string, UiTenantSettings>>;
+
   constructor(
     private readonly deps: {
       tenants: Readonly<Record<string, UiTenantSettings>>;
@@ -42,12 +44,22 @@ export class UiResourceGate {
       fleet: Fleet;
       newCallId: () => string;
     },
-  ) {}
+  ) {
+    this.tenants = deps.tenants;
+  }
+
+  /**
+   * New tenant allowlists and CSPs (configuration reload): the next listing and read use them;
+   * reads already waiting for consent keep the verdict they were given.
+   */
+  configure(tenants: Readonly<Record<string, UiTenantSettings>>): void {
+    this.tenants = tenants;
+  }
 
   /** Whether `uri` may appear to a caller of `tenant` (listing and reading). */
   visible(uri: string, tenant: string | null): boolean {
     if (!isUiResource(uri)) return true;
-    const settings = tenant === null ? undefined : this.deps.tenants[tenant];
+    const settings = tenant === null ? undefined : this.tenants[tenant];
     return uiResourceAllowed(uri, settings?.allowlist ?? []);
   }
 
@@ -61,7 +73,7 @@ export class UiResourceGate {
 
   /** The Content-Security-Policy a tenant's UI resources are served under, or null for none. */
   cspFor(tenant: string | null): string | null {
-    return tenant === null ? null : (this.deps.tenants[tenant]?.csp ?? null);
+    return tenant === null ? null : (this.tenants[tenant]?.csp ?? null);
   }
 
   /**

@@ -40,8 +40,21 @@ export class Fleet {
   private readonly servers = new Map<string, ManagedServer>();
   private readonly locks = new Map<string, Promise<void>>();
   private closing = false;
+  private defaultServerConcurrency: number;
 
-  constructor(private readonly deps: FleetDeps) {}
+  constructor(private readonly deps: FleetDeps) {
+    this.defaultServerConcurrency = deps.defaultServerConcurrency;
+  }
+
+  /**
+   * `execution.default_mcp_server_concurrency` changed by a reload: every server without its own
+   * `max_concurrency` takes it for its next calls; calls in progress finish.
+   */
+  setDefaultServerConcurrency(limit: number): void {
+    this.defaultServerConcurrency = limit;
+    for (const server of this.servers.values())
+      if (server.spec.max_concurrency === undefined) server.budget.limit = limit;
+  }
 
   /**
    * Runs `task` with no other task of the same id running in this process: registration, update
@@ -97,8 +110,27 @@ export class Fleet {
     return server;
   }
 
+  /**
+   * Takes in a server a peer replica registered or changed (read back from the shared store):
+   * registered cold, or replacing this replica's copy (a running instance is stopped first). No
+   * event is published: the peer published it already.
+   */
+  async adopt(spec: ServerSpec): Promise<void> {
+    const old = this.servers.get(spec.id);
+    if (old) await this.stopServer(old, "config_updated");
+    this.create(spec);
+  }
+
+  /** Drops a server a peer replica removed, stopping this replica's instance; publishes nothing. */
+  async forget(id: string): Promise<void> {
+    const server = this.servers.get(id);
+    if (!server) return;
+    this.servers.delete(id);
+    await this.stopServer(server, "removed");
+  }
+
   private create(spec: ServerSpec): ManagedServer {
-    const concurrency = spec.max_concurrency ?? this.deps.defaultServerConcurrency;
+    const concurrency = spec.max_concurrency ?? this.defaultServerConcurrency;
     const server = new ManagedServer(spec, () => this.deps.clock.now(), concurrency);
     if (spec.predefined_tools?.length) server.setTools(spec.predefined_tools.map((t) => this.withDigest(t)));
     this.servers.set(spec.id, server);

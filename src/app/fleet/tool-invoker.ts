@@ -22,6 +22,8 @@ export interface CallContext {
   onProgress?: ((progress: ProgressUpdate) => void) | undefined;
   /** Request parameters relayed besides name and arguments (`task`, `_meta`). */
   extraParams?: Record<string, unknown> | undefined;
+  /** W3C trace context of the call's span, sent to the upstream (`ports/tracer.ts`). */
+  traceContext?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface InvokerLimits {
@@ -45,11 +47,26 @@ export interface InvokedResult {
  */
 export class ToolInvoker {
   private readonly global: ConcurrencyBudget;
-  private readonly tenants: TenantBudgets | null;
+  private tenants: TenantBudgets | null;
+  private limits: InvokerLimits;
 
   constructor(private readonly deps: { fleet: Fleet; bus: EventBus; clock: Clock; limits: InvokerLimits }) {
+    this.limits = deps.limits;
     this.global = new ConcurrencyBudget(deps.limits.maxConcurrency);
     this.tenants = deps.limits.tenantLimits ? new TenantBudgets(deps.limits.tenantLimits) : null;
+  }
+
+  /**
+   * Applies `execution` limits changed by a configuration reload to the next calls. Calls in
+   * progress finish under the budgets that admitted them: a lower global limit refuses new calls
+   * until enough of them end, and tenant budgets start afresh (counts and tokens). Throws before
+   * changing anything when a tenant budget is invalid.
+   */
+  configure(limits: InvokerLimits): void {
+    const tenants = limits.tenantLimits ? new TenantBudgets(limits.tenantLimits) : null;
+    this.global.limit = limits.maxConcurrency;
+    this.tenants = tenants;
+    this.limits = limits;
   }
 
   get activeCalls(): number {
@@ -124,9 +141,10 @@ export class ToolInvoker {
         signal: ctx.signal,
         onProgress: ctx.onProgress,
         extraParams: ctx.extraParams,
+        traceContext: ctx.traceContext,
       });
       const sizeBytes = utf8Length(JSON.stringify(result));
-      const limit = server.spec.max_response_bytes ?? this.deps.limits.maxResponseBytes;
+      const limit = server.spec.max_response_bytes ?? this.limits.maxResponseBytes;
       if (sizeBytes > limit) {
         throw new GatewayError(
           "ResponseTooLarge",

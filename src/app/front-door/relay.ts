@@ -65,6 +65,11 @@ export class FrontDoorRelay {
     this.links = new ResourceLinks(settings.maxLinksPerTenant);
   }
 
+  /** `resource_links.max_per_tenant` changed by a configuration reload. */
+  setMaxLinksPerTenant(maxPerTenant: number): void {
+    this.links.resize(maxPerTenant);
+  }
+
   get relaysTasks(): boolean {
     return this.settings.relayTasks;
   }

@@ -12,7 +12,21 @@ const NO_TENANT = "\u0000";
 export class ResourceLinks {
   private readonly byTenant = new Map<string, Map<string, string>>();
 
-  constructor(private readonly maxPerTenant: number) {}
+  constructor(private maxPerTenant: number) {}
+
+  /**
+   * A new `max_per_tenant` (configuration reload): tenants holding more links than it lose their
+   * oldest ones at once.
+   */
+  resize(maxPerTenant: number): void {
+    this.maxPerTenant = maxPerTenant;
+    for (const links of this.byTenant.values()) {
+      for (const uri of links.keys()) {
+        if (links.size <= maxPerTenant) break;
+        links.delete(uri);
+      }
+    }
+  }
 
   remember(tenant: string | null, result: ToolCallResult, server: string): void {
     const content = result.content;

@@ -10,10 +10,8 @@ import type { GatewayMetrics } from "../ports/gateway-metrics.js";
  */
 export function feedMetrics(bus: EventBus, metrics: GatewayMetrics): () => void {
   return bus.subscribe((event) => {
-    if (event.type !== "ToolInvocationCompleted" && event.type !== "ToolInvocationFailed") {
-      metrics.observe(event);
-      return;
-    }
+    metrics.observe(event);
+    if (event.type !== "ToolInvocationCompleted" && event.type !== "ToolInvocationFailed") return;
     const record = invocationRecord(event);
     metrics.observeToolCall({
       mcp_server: event.mcp_server_id,

@@ -12,7 +12,7 @@ export const gatewayMetrics = defineOperation({
   summary: "Metrics of this replica: servers, groups, tool calls, errors and performance.",
   permissions: ["metrics:read"],
   input: z.object({ format: z.string().default("json").describe("json or prometheus") }),
-  async run({ metrics, fleet, groups }, { format }) {
+  async run({ metrics, fleet, groups, discovery }, { format }) {
     if (!metrics) throw notConfigured("metrics");
     if (format.trim().toLowerCase() === "prometheus") return { metrics: await metrics.exposition() };
     const mcp_servers: Record<string, unknown> = {};
@@ -41,8 +41,8 @@ export const gatewayMetrics = defineOperation({
       mcp_servers,
       groups: groupMetrics,
       tool_calls,
-      // Discovery is not served by this release: reported as off rather than left out.
-      discovery: { enabled: false },
+      // This replica's view: only the fleet manager holds discovery state (a follower shows zeros).
+      discovery: discovery ? { enabled: discovery.enabled, ...discovery.counts() } : { enabled: false },
       errors,
       performance,
       summary: {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import { defineOperation, type Operation, type Permission } from "../operation.js";
 
@@ -29,22 +29,3 @@ export function unavailable<S extends z.ZodObject>(
 export function notConfigured(feature: string): GatewayError {
   return new GatewayError("NotConfiguredError", `${feature} is not configured`, { feature });
 }
-
-export const discover = unavailable("discover", "discovery", ["discovery:trigger"], z.object({}));
-export const discovered = unavailable("discovered", "discovery", ["discovery:read"], z.object({}));
-export const discoverySources = unavailable(
-  "discovery-sources",
-  "discovery",
-  ["discovery:read"],
-  z.object({}),
-);
-export const quarantined = unavailable("quarantined", "discovery", ["discovery:approve"], z.object({}));
-export const approveDiscovered = unavailable(
-  "approve-discovered",
-  "discovery",
-  ["discovery:approve"],
-  z.object({
-    name: z.string().min(1).describe("Quarantined server name"),
-    approve: z.boolean().default(true).describe("true registers it, false rejects it"),
-  }),
-);

@@ -54,7 +54,7 @@ export interface ToolCallSummary {
  * metrics of other replicas (each replica exposes its own).
  */
 export interface GatewayMetrics {
-  /** Every other event this replica produced (lifecycle, health, circuit, approvals, egress, pins). */
+  /** Every event this replica produced (lifecycle, health, circuit, approvals, egress, pins, appends). */
   observe(event: DomainEvent): void;
   observeToolCall(call: ToolCallSample): void;
   observeRefusal(refusal: LimitRefusal): void;

@@ -3,6 +3,7 @@ import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
 import type { GroupConfigRepository } from "./group-config-repository.js";
 import type { L7PolicyRepository } from "./l7-policy-repository.js";
+import type { LeaderCommandQueue } from "./leader-command-queue.js";
 import type { LeaseStore } from "./lease-store.js";
 import type { McpSessionRepository } from "./mcp-session-repository.js";
 import type { MetricHistory } from "./metric-history.js";
@@ -35,4 +36,6 @@ export interface StoreRepositories {
   readonly suspendedSessions: SuspendedSessionRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
   readonly mcpSessions: McpSessionRepository;
+  /** Leader-only commands handed between replicas: only where replicas share the store (PostgreSQL). */
+  readonly leaderCommands?: LeaderCommandQueue;
 }

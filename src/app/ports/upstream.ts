@@ -20,6 +20,12 @@ export interface CallOptions {
   onProgress?: (progress: ProgressUpdate) => void;
   /** Further request parameters relayed as given (`task`, `_meta`), never `name` or `arguments`. */
   extraParams?: Record<string, unknown>;
+  /**
+   * W3C trace context (`traceparent`, `tracestate`) of the call's span, for `tools/call` only:
+   * HTTP upstreams get it as request headers, the others as keys of `params._meta` (merged into a
+   * `_meta` the caller sent, whose other keys stay).
+   */
+  traceContext?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface ProgressUpdate {

@@ -1,7 +1,9 @@
 import { GatewayError } from "../../domain/errors.js";
 import { combinedVerdict, type ToolPolicy } from "../../domain/policy/tool-policy.js";
+import { DENIALS } from "../audit-recorder.js";
 import type { RequestContext } from "../context.js";
 import type { InvokedResult } from "../fleet/tool-invoker.js";
+import { NOOP_TRACER, type ToolCallSpan } from "../ports/tracer.js";
 import type { ProgressUpdate } from "../ports/upstream.js";
 import type { AppServices } from "../services.js";
 import type { GatedCall } from "./call-gate.js";
@@ -44,6 +46,40 @@ export async function routeCall(
   args: Record<string, unknown>,
   options: RouteOptions,
 ): Promise<InvokedResult> {
+  const span = (services.tracer ?? NOOP_TRACER).startToolCall({
+    target,
+    tool,
+    callId: options.callId,
+    caller: { id: ctx.principal.id, tenantId: ctx.principal.tenant_id, sessionId: ctx.sessionId },
+    parent: metaOf(options.extraParams),
+  });
+  try {
+    const outcome = await route(services, ctx, target, tool, args, options, span);
+    span.end("success", { toolError: outcome.result.isError === true });
+    return outcome;
+  } catch (error) {
+    // Refusals (policy, approval, gates) end the span as errors too, with the audit's status word.
+    const errorType = error instanceof GatewayError ? error.type : "InternalError";
+    span.end(DENIALS.has(errorType) ? "denied" : "failure", { errorType });
+    throw error;
+  }
+}
+
+/** The `_meta` object of relayed request parameters, if any. */
+function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta;
+  return typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>) : undefined;
+}
+
+async function route(
+  services: AppServices,
+  ctx: RequestContext,
+  target: string,
+  tool: string,
+  args: Record<string, unknown>,
+  options: RouteOptions,
+  span: ToolCallSpan,
+): Promise<InvokedResult> {
   const { fleet, groups, invoker } = services;
   const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
   const call = {
@@ -53,10 +89,12 @@ export async function routeCall(
     caller,
     onProgress: options.onProgress,
     extraParams: options.extraParams,
+    traceContext: span.traceContext,
   };
   if (!groups.has(target)) {
     const server = fleet.require(target);
     await admit(services, { ctx, target, group: null, server, tool, args, callId: options.callId }, options);
+    span.routed(server.id);
     options.onRouted?.(server.id);
     return invoker.call(server, tool, args, call);
   }
@@ -66,6 +104,7 @@ export async function routeCall(
     { ctx, target, group: target, server: member, tool, args, callId: options.callId },
     options,
   );
+  span.routed(member.id);
   options.onRouted?.(member.id);
   try {
     const outcome = await invoker.call(member, tool, args, { ...call, group: target });

@@ -6,8 +6,12 @@ import type { ToolPolicy } from "../policy/tool-policy.js";
  */
 export type ServerMode = "subprocess" | "docker" | "remote";
 
-/** `config`: the configuration file; `api`: REST registration; `runtime`: hot-loaded (never persisted). */
-export type ServerSource = "config" | "api" | "runtime";
+/**
+ * `config`: the configuration file; `api`: REST registration; `runtime`: hot-loaded (never
+ * persisted); `discovery`: registered by the discovery cycle (stored like `api` ones, exempt from
+ * the SSRF policy like the configuration file's servers).
+ */
+export type ServerSource = "config" | "api" | "runtime" | "discovery";
 
 export interface ToolSchema {
   name: string;

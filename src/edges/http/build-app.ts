@@ -6,6 +6,8 @@ import { registerErrorHandling } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
 import { approvalCallbackRoutes, approvalRoutes } from "./routes/approvals.js";
 import { authRoutes } from "./routes/auth.js";
+import { configRoutes } from "./routes/config.js";
+import { discoveryRoutes } from "./routes/discovery.js";
 import { governanceRoutes } from "./routes/governance.js";
 import { groupRoutes } from "./routes/groups.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
@@ -61,7 +63,9 @@ export async function buildHttpApp(
       mcpServerRoutes(api, services);
       l7PolicyRoutes(api, services);
       groupRoutes(api, services);
+      discoveryRoutes(api, services);
       systemRoutes(api, services);
+      configRoutes(api, services);
       authRoutes(api, services);
       approvalRoutes(api, services);
       governanceRoutes(api, services);

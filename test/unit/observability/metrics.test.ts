@@ -121,6 +121,17 @@ const TRAFFIC: DomainEventPayload[] = [
     declared_on: "math",
     enforcement: "block" as never,
   },
+  {
+    type: "DiscoveryCycleCompleted",
+    source_id: "filesystem",
+    source_type: "filesystem",
+    mcp_servers_found: 2,
+    registered: 1,
+    updated: 0,
+    deregistered: 0,
+    quarantined: 1,
+    failed: false,
+  },
 ];
 
 function fedMetrics() {
@@ -130,6 +141,17 @@ function fedMetrics() {
   });
   const bus = newBus();
   feedMetrics(bus, metrics);
+  let announce: (change: { leader: boolean }) => void = () => {};
+  metrics.trackCoordination({
+    leadership: {
+      isLeader: true,
+      onChange: (listener) => {
+        announce = listener;
+      },
+    },
+    replicationLagSeconds: () => 0.25,
+  });
+  announce({ leader: true });
   bus.publish(TRAFFIC);
   metrics.observeHttpRequest({
     method: "GET",
@@ -165,6 +187,10 @@ describe("gateway metrics registry", () => {
     expect(text).toContain('airlock_circuit_breaker_open{group="pool"} 1');
     expect(text).toContain('airlock_egress_verdicts_total{mode="Enforce",verdict="deny",enforced="true"} 1');
     expect(text).toContain('airlock_approvals_decided_total{decision="granted"} 1');
+    expect(text).toContain(`airlock_events_appended_total ${TRAFFIC.length}`);
+    expect(text).toContain("airlock_lease_holder 1");
+    expect(text).toContain('airlock_lease_transitions_total{transition="acquired"} 1');
+    expect(text).toContain("airlock_replication_lag_seconds 0.25");
   });
 
   it("summarises tool calls keyed <server>.<tool> with errors by type", () => {

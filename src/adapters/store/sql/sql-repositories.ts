@@ -6,6 +6,7 @@ import { SqlApprovalRepository } from "./sql-approval-repository.js";
 import { SqlAuditTrail } from "./sql-audit-trail.js";
 import { SqlGroupConfigRepository } from "./sql-group-config-repository.js";
 import { SqlL7PolicyRepository } from "./sql-l7-policy-repository.js";
+import { SqlLeaderCommandQueue } from "./sql-leader-command-queue.js";
 import { SqlLeaseStore } from "./sql-lease-store.js";
 import { SqlMcpSessionRepository } from "./sql-mcp-session-repository.js";
 import { SqlMetricHistory } from "./sql-metric-history.js";
@@ -40,5 +41,6 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     lease: new SqlLeaseStore(db, store.dialect),
     suspendedSessions: new SqlSuspendedSessionRepository(db),
     mcpSessions: new SqlMcpSessionRepository(db, store.dialect),
+    ...(store.dialect === "postgres" && { leaderCommands: new SqlLeaderCommandQueue(db, store.dialect) }),
   };
 }

@@ -128,4 +128,15 @@ export interface StoreTables {
     last_seen_at: number;
     ended_at: number | null;
   };
+  leader_commands: {
+    command_id: string;
+    operation: string;
+    input: string;
+    caller: string;
+    requested_by: string;
+    requested_at: number;
+    claimed_generation: number | null;
+    outcome: string | null;
+    completed_at: number | null;
+  };
 }

@@ -2,9 +2,11 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { HttpClient } from "../../../app/ports/endpoint-guard.js";
+import type { CallOptions, ToolCallResult } from "../../../app/ports/upstream.js";
 import { McpSessionConnection } from "../session/mcp-session-connection.js";
 import type { ConnectionWatch, RemoteTransportKind } from "./connection-watch.js";
 import { requestFailure } from "./failure-messages.js";
+import { withCallHeaders } from "./scoped-fetch.js";
 
 /**
  * Longest wait for the server to answer the DELETE that ends a streamable HTTP session. A server
@@ -47,6 +49,17 @@ export class RemoteConnection extends McpSessionConnection {
       describeFailure: (error, what) =>
         requestFailure(error, what, { host: parts.host, secrets: parts.secrets }),
     });
+  }
+
+  /** The trace context goes in HTTP headers (`traceparent`, `tracestate`), not in `_meta`. */
+  override callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<ToolCallResult> {
+    const { traceContext, ...rest } = options;
+    if (traceContext === undefined) return super.callTool(name, args, options);
+    return withCallHeaders(traceContext, () => super.callTool(name, args, rest));
   }
 
   /** Which transport the session uses (`auto` settles on one of them). */

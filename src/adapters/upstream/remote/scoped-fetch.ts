@@ -1,4 +1,17 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { FetchFunction } from "../../../app/ports/endpoint-guard.js";
+
+/**
+ * Headers of the requests one call sends (the trace context of a `tools/call`). The SDK transports
+ * take no per-request headers, but they send from within the caller's async context, so the
+ * headers travel with it to the fetch below.
+ */
+const callHeaders = new AsyncLocalStorage<Readonly<Record<string, string>>>();
+
+/** Runs `run` with `headers` set on every request it sends (replacing headers of those names). */
+export function withCallHeaders<T>(headers: Readonly<Record<string, string>>, run: () => T): T {
+  return callHeaders.run(headers, run);
+}
 
 /** What the observer learns about a request; never its headers (they hold credentials). */
 export interface RequestFacts {
@@ -111,6 +124,7 @@ export function createScopedFetch(options: ScopedFetchOptions): FetchFunction {
     for (const [name, value] of Object.entries(options.headers)) {
       if (!headers.has(name)) headers.set(name, value);
     }
+    for (const [name, value] of Object.entries(callHeaders.getStore() ?? {})) headers.set(name, value);
     if (options.auth !== undefined) headers.set(options.auth.name, options.auth.value);
     const method = (init.method ?? "GET").toUpperCase();
     const facts: RequestFacts = {

@@ -209,9 +209,12 @@ export class McpSessionConnection implements UpstreamConnection {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
     // A plain request, not `client.callTool`: the gateway passes results through as the upstream
     // sent them, and the SDK helper would reject structured content its output schema disowns.
+    const params: Record<string, unknown> = { ...options.extraParams, name, arguments: args };
+    if (options.traceContext !== undefined)
+      params._meta = withTraceContext(params._meta, options.traceContext);
     const result = await this.guard("tool call", options, (scoped) =>
       this.client.request(
-        { method: "tools/call", params: { ...options.extraParams, name, arguments: args } },
+        { method: "tools/call", params: params as { name: string } },
         RawToolResultSchema,
         this.requestOptions(scoped),
       ),
@@ -295,6 +298,16 @@ export class McpSessionConnection implements UpstreamConnection {
     }
     return this.ends.describeFailure ? this.ends.describeFailure(error, what) : error;
   }
+}
+
+/**
+ * The caller's `_meta` with the gateway's trace context: its other keys (progress token, ...) stay;
+ * `traceparent`/`tracestate` are replaced, since the upstream's parent is now the gateway's span.
+ */
+function withTraceContext(meta: unknown, trace: Readonly<Record<string, string>>): Record<string, unknown> {
+  const own = typeof meta === "object" && meta !== null && !Array.isArray(meta) ? meta : {};
+  const { tracestate: _, ...rest } = own as Record<string, unknown>;
+  return { ...rest, ...trace };
 }
 
 type ListedTool = Awaited<ReturnType<Client["listTools"]>>["tools"][number];

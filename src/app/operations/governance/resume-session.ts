@@ -17,7 +17,10 @@ export const resumeSession = defineOperation({
     const governance = requireGovernance(services);
     const id = sessionId(input.session_id);
     const resumed = await governance.sessions.resume(id);
-    if (resumed) services.logger.info({ session_id: id, by: ctx.principal.id }, "MCP session resumed");
+    if (resumed) {
+      services.bus.publish([{ type: "SessionResumed", session_id: id, resumed_by: ctx.principal.id }]);
+      services.logger.info({ session_id: id, by: ctx.principal.id }, "MCP session resumed");
+    }
     return { session_id: id, suspended: false };
   },
 });

@@ -30,6 +30,9 @@ export const suspendSession = defineOperation({
       replica: services.instance.instance_id,
       suspended_at: services.clock.now() / 1000,
     });
+    services.bus.publish([
+      { type: "SessionSuspended", session_id: id, reason: input.reason, suspended_by: ctx.principal.id },
+    ]);
     services.logger.info(
       { session_id: id, reason: input.reason, by: ctx.principal.id },
       "MCP session suspended",

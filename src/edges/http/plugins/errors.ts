@@ -28,6 +28,7 @@ const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "RoleAlreadyExistsError",
   "ApiKeyNotFoundError",
   "AuthDisabledError",
+  "ConfigFileUnavailableError",
 ]);
 
 /**

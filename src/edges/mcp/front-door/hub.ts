@@ -47,17 +47,24 @@ export class FrontDoorHub {
   ) {
     this.unsubscribe.push(
       relay.projection.onChange(() => this.broadcast("notifications/tools/list_changed")),
-      services.bus.subscribe((event) => {
-        if (event.type === "McpServerStarted") this.attachPeer(event.mcp_server_id as string);
+      services.bus.subscribeWithPeers((event) => {
+        const own = event.produced_by === services.instance.instance_id;
+        if (event.type === "McpServerStarted" && own) this.attachPeer(event.mcp_server_id as string);
         // Listings are filtered per caller by runtime policies: every session is told to list again.
+        // A peer's change reached the shared store: read it first, so the new listing shows it.
         if (event.type === "ToolPolicyChanged") {
-          this.broadcast("notifications/tools/list_changed");
-          this.broadcast("notifications/prompts/list_changed");
-          this.broadcast("notifications/resources/list_changed");
+          const ready = own ? Promise.resolve() : (services.governance?.stored.reload() ?? Promise.resolve());
+          void ready.catch(() => undefined).then(() => this.announcePolicyChange());
         }
       }),
     );
     for (const server of services.fleet.list()) this.attachPeer(server.id);
+  }
+
+  private announcePolicyChange(): void {
+    this.broadcast("notifications/tools/list_changed");
+    this.broadcast("notifications/prompts/list_changed");
+    this.broadcast("notifications/resources/list_changed");
   }
 
   add(session: FrontDoorSession): void {

@@ -1,0 +1,62 @@
+import type { DiscoveryScan, DiscoverySource, DiscoverySourceType } from "../app/ports/discovery-source.js";
+import type { ConnectOptions, LogSink, UpstreamConnection, UpstreamFactory } from "../app/ports/upstream.js";
+import type { ServerSpec } from "../domain/server/server-spec.js";
+
+/**
+ * Adapters whose libraries are large (dockerode, the Kubernetes client, BullMQ, ioredis: tens of
+ * MiB and up to seconds of loading each) are imported the first time they are used, not at start:
+ * a gateway that never runs a container or watches a cluster never loads them. The first use waits
+ * for the import once; a failed import is retried on the next use.
+ */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | null = null;
+  return () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = null;
+      throw error;
+    });
+    return loading;
+  };
+}
+
+/** An upstream factory built on first `connect`. */
+export function lazyUpstreamFactory(load: () => Promise<UpstreamFactory>): UpstreamFactory {
+  const factory = once(load);
+  return {
+    async connect(spec: ServerSpec, logs: LogSink, options: ConnectOptions): Promise<UpstreamConnection> {
+      return (await factory()).connect(spec, logs, options);
+    },
+  };
+}
+
+/**
+ * A discovery source built on its first scan. Its change feed, when the real source has one,
+ * starts once the source is loaded (the first cycle runs at start, so that is at once).
+ */
+export function lazyDiscoverySource(
+  type: DiscoverySourceType,
+  load: () => Promise<DiscoverySource>,
+): DiscoverySource {
+  const source = once(load);
+  return {
+    type,
+    async scan(signal: AbortSignal): Promise<DiscoveryScan> {
+      return (await source()).scan(signal);
+    },
+    watch(onChange: () => void): () => void {
+      let stopped = false;
+      let stop: (() => void) | undefined;
+      source().then(
+        (loaded) => {
+          if (!stopped && loaded.watch) stop = loaded.watch(onChange);
+        },
+        // The scan reports why the source cannot load; the watch has nothing to add.
+        () => undefined,
+      );
+      return () => {
+        stopped = true;
+        stop?.();
+      };
+    },
+  };
+}

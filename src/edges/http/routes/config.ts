@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import { OPERATIONS as op } from "../../../app/catalog.js";
+import { execute } from "../../../app/execute.js";
+import type { AppServices } from "../../../app/services.js";
+import { GatewayError } from "../../../domain/errors.js";
+import { restContext } from "../request-context.js";
+
+/**
+ * `/api/config` (spec 1 "Configuration"): the durable records, reload, export of the in-memory
+ * state, backup and diff of the file named by `MCP_CONFIG`. The bare `/config` redirects (307).
+ */
+export function configRoutes(app: FastifyInstance, services: AppServices): void {
+  app.get("/config/", async (request) => execute(services, op.durableConfig, {}, restContext(request)));
+  app.post("/config/reload", async (request) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    // Spec 1 "Configuration": a reload always reads the file the process was started with.
+    if (typeof body === "object" && Object.hasOwn(body, "config_path")) {
+      throw new GatewayError(
+        "ValidationError",
+        "config_path is not accepted: a reload always reads the file the gateway was started with",
+        { field: "config_path" },
+      );
+    }
+    const {
+      status: _status,
+      message: _message,
+      ...result
+    } = await execute(services, op.reloadConfig, { graceful: body.graceful }, restContext(request));
+    return { status: "reloaded", result: { success: true, ...result } };
+  });
+  app.post("/config/export", async (request) =>
+    execute(services, op.exportRunningConfig, {}, restContext(request)),
+  );
+  app.post("/config/backup", async (request) => execute(services, op.backupConfig, {}, restContext(request)));
+  app.get("/config/diff", async (request) => execute(services, op.diffConfig, {}, restContext(request)));
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { OPERATIONS as op } from "../../../app/catalog.js";
+import { execute } from "../../../app/execute.js";
+import type { Operation } from "../../../app/operation.js";
+import type { AppServices } from "../../../app/services.js";
+import { objectBody } from "../plugins/json-body.js";
+import { restContext } from "../request-context.js";
+
+/** Spec 1 "Discovery": source registration, update, deletion, scan and enable are preview. */
+export const PREVIEW_HEADER = "X-Gateway-Preview";
+export const PREVIEW_VALUE = "discovery-source-management";
+
+type SourceParams = { Params: { id: string } };
+type NameParams = { Params: { name: string } };
+
+/** `/api/discovery/*` (spec 1 §4 "Discovery"). */
+export function discoveryRoutes(app: FastifyInstance, services: AppServices): void {
+  const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
+    execute(services, operation, input, restContext(request));
+  // Set before the operation runs, so a refusal of a preview route carries the header too.
+  const preview = (reply: FastifyReply) => reply.header(PREVIEW_HEADER, PREVIEW_VALUE);
+
+  app.get("/discovery/sources", async (request) => run(op.discoverySources, {}, request));
+  app.post("/discovery/sources", async (request, reply) => {
+    preview(reply);
+    return reply.status(201).send(await run(op.registerDiscoverySource, objectBody(request.body), request));
+  });
+  app.put<SourceParams>("/discovery/sources/:id", async (request, reply) => {
+    preview(reply);
+    return run(
+      op.updateDiscoverySource,
+      { ...objectBody(request.body), source_id: request.params.id },
+      request,
+    );
+  });
+  app.delete<SourceParams>("/discovery/sources/:id", async (request, reply) => {
+    preview(reply);
+    return run(op.deleteDiscoverySource, { source_id: request.params.id }, request);
+  });
+  app.post<SourceParams>("/discovery/sources/:id/scan", async (request, reply) => {
+    preview(reply);
+    return run(op.scanDiscoverySource, { source_id: request.params.id }, request);
+  });
+  app.put<SourceParams>("/discovery/sources/:id/enable", async (request, reply) => {
+    preview(reply);
+    return run(
+      op.enableDiscoverySource,
+      { ...objectBody(request.body), source_id: request.params.id },
+      request,
+    );
+  });
+  app.get("/discovery/pending", async (request) => run(op.listPending, {}, request));
+  app.get("/discovery/quarantined", async (request) => run(op.listQuarantined, {}, request));
+  app.post<NameParams>("/discovery/approve/:name", async (request) =>
+    run(op.approveDiscovered, { name: request.params.name, approve: true }, request),
+  );
+  app.post<NameParams>("/discovery/reject/:name", async (request) =>
+    run(op.approveDiscovered, { name: request.params.name, approve: false }, request),
+  );
+}

@@ -1,0 +1,291 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { resolve } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import pino from "pino";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createGateway } from "../../src/composition/create-gateway.js";
+import { memoryStorage } from "../../src/composition/open-storage.js";
+import { parseConfig } from "../../src/config/load.js";
+import { waitFor } from "../support/gateway.js";
+import { callJson, connectHttp, type ToolResult } from "../support/mcp-client.js";
+import { type CollectedSpan, startOtlpCollector } from "../support/otlp-collector.js";
+
+const META_ECHO = resolve("test/fixtures/servers/meta-echo.mjs");
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+
+interface HeaderRecordingServer {
+  url: string;
+  /** Headers of every `tools/call` POST received. */
+  toolCalls: IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+/** A real streamable HTTP MCP server (stateless) with a `shout` tool, recording the headers of tool calls. */
+async function startRecordingHttpServer(): Promise<HeaderRecordingServer> {
+  const toolCalls: IncomingHttpHeaders[] = [];
+  const server: Server = createServer(async (req, res) => {
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    if (body.method === "tools/call") toolCalls.push(req.headers);
+    const mcp = new McpServer({ name: "remote-recording", version: "1.0.0" });
+    mcp.registerTool("shout", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: "text", text: text.toUpperCase() }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    toolCalls,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function yaml(remoteUrl: string, tracing: string): string {
+  return `
+mcp_servers:
+  far:
+    mode: remote
+    endpoint: ${remoteUrl}
+  echo:
+    command: [node, ${JSON.stringify(META_ECHO)}]
+    tools: {deny_list: [forbidden]}
+  pool:
+    mode: group
+    auto_start: false
+    members: [{id: echo}]
+observability:
+  tracing:
+${tracing}
+`;
+}
+
+interface Outcome {
+  success: boolean;
+  error_type?: string;
+  result?: { content: { text: string }[] };
+}
+
+/**
+ * Boots a gateway, runs `calls` through `gateway_call` one at a time and stops the gateway, which
+ * flushes the spans of those calls to the collector.
+ */
+async function runCalls(
+  tracing: string,
+  calls: { mcp_server: string; tool: string; arguments: Record<string, unknown> }[],
+  env: Record<string, string> = {},
+) {
+  const collector = await startOtlpCollector();
+  const remote = await startRecordingHttpServer();
+  const { config, env: settings } = parseConfig(
+    yaml(remote.url, tracing.replaceAll("COLLECTOR", collector.endpoint)),
+    { env: { PATH: process.env.PATH, ...env } },
+  );
+  const gateway = await createGateway({
+    config,
+    env: settings,
+    logger: pino({ level: "silent" }),
+    instanceLabel: "test",
+    storage: memoryStorage(),
+  });
+  const app = await gateway.http();
+  let client: Client | undefined;
+  try {
+    client = await connectHttp(await app.listen({ host: "127.0.0.1", port: 0 }));
+    const { json } = await callJson(client, "gateway_call", { calls, max_concurrency: 1 });
+    return { collector, remote, results: json.results as Outcome[] };
+  } finally {
+    await client?.close();
+    await app.close();
+    await gateway.shutdown();
+    await collector.close();
+    await remote.close();
+  }
+}
+
+const CALLS = [
+  { mcp_server: "far", tool: "shout", arguments: { text: "hi" } },
+  { mcp_server: "echo", tool: "meta", arguments: {} },
+  { mcp_server: "pool", tool: "meta", arguments: {} },
+  { mcp_server: "echo", tool: "forbidden", arguments: {} },
+];
+
+function spanOf(spans: CollectedSpan[], server: string, tool: string): CollectedSpan {
+  const found = spans.filter(
+    (span) => span.attributes["mcp.server.id"] === server && span.attributes["mcp.tool.name"] === tool,
+  );
+  expect(found).toHaveLength(1);
+  return found[0] as CollectedSpan;
+}
+
+function metaOf(outcome: Outcome | undefined): Record<string, unknown> | null {
+  return JSON.parse(outcome?.result?.content[0]?.text ?? "null");
+}
+
+describe("tracing enabled, pointed at an OTLP collector", () => {
+  let run: Awaited<ReturnType<typeof runCalls>>;
+
+  beforeAll(async () => {
+    run = await runCalls(`    otlp_endpoint: COLLECTOR\n    service_name: airlock-under-test`, CALLS);
+  }, 30_000);
+
+  it("posts the spans to <endpoint>/v1/traces over OTLP/HTTP JSON, named after the service", () => {
+    expect(run.collector.requests.length).toBeGreaterThan(0);
+    expect(run.collector.requests.every((request) => request.path === "/v1/traces")).toBe(true);
+    const span = spanOf(run.collector.spans, "far", "shout");
+    expect(span.name).toBe("mcp.tool.call shout");
+    expect(span.resource["service.name"]).toBe("airlock-under-test");
+  });
+
+  it("records one span per tool call with the mcp.* attributes and a success status", () => {
+    expect(run.collector.spans).toHaveLength(CALLS.length);
+    const span = spanOf(run.collector.spans, "far", "shout");
+    expect(span.attributes).toMatchObject({
+      "mcp.server.id": "far",
+      "mcp.tool.name": "shout",
+      "mcp.tool.status": "success",
+      "hangar.route.backend": "far",
+    });
+    expect(span.statusCode).not.toBe(2);
+  });
+
+  it("sends the HTTP upstream a traceparent header naming the gateway's span, in the same trace", () => {
+    const span = spanOf(run.collector.spans, "far", "shout");
+    expect(run.remote.toolCalls).toHaveLength(1);
+    const header = String(run.remote.toolCalls[0]?.traceparent);
+    const [, traceId, parentId] = TRACEPARENT.exec(header) ?? [];
+    expect(traceId).toBe(span.traceId);
+    expect(parentId).toBe(span.spanId);
+  });
+
+  it("sends a stdio upstream the trace context in params._meta", () => {
+    expect(run.results[1]?.success).toBe(true);
+    const meta = metaOf(run.results[1]);
+    const span = spanOf(run.collector.spans, "echo", "meta");
+    const [, traceId, parentId] = TRACEPARENT.exec(String(meta?.traceparent)) ?? [];
+    expect(traceId).toBe(span.traceId);
+    expect(parentId).toBe(span.spanId);
+  });
+
+  it("names the group and the member that served a call through a group", () => {
+    expect(run.results[2]?.success).toBe(true);
+    const span = spanOf(run.collector.spans, "pool", "meta");
+    expect(span.attributes).toMatchObject({ "hangar.route.backend": "echo", "mcp.tool.status": "success" });
+    const meta = metaOf(run.results[2]);
+    expect(String(meta?.traceparent)).toContain(span.spanId);
+  });
+
+  it("ends a call refused by the tool policy as a denied error span", () => {
+    expect(run.results[3]).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });
+    const span = spanOf(run.collector.spans, "echo", "forbidden");
+    expect(span.attributes).toMatchObject({
+      "mcp.tool.status": "denied",
+      "error.type": "ToolAccessDeniedError",
+    });
+    expect(span.statusCode).toBe(2);
+  });
+
+  it("records no caller ids by default", () => {
+    for (const span of run.collector.spans) {
+      expect(span.attributes["enduser.id"]).toBeUndefined();
+      expect(span.attributes["session.id"]).toBeUndefined();
+    }
+  });
+});
+
+describe("tracing with caller ids", () => {
+  it("records the caller's principal and session when MCP_TRACING_CALLER_IDS is true over the file's false", async () => {
+    const run = await runCalls(
+      `    otlp_endpoint: COLLECTOR\n    caller_ids: false`,
+      [{ mcp_server: "far", tool: "shout", arguments: { text: "hi" } }],
+      { MCP_TRACING_CALLER_IDS: "true" },
+    );
+    const span = spanOf(run.collector.spans, "far", "shout");
+    expect(span.attributes["enduser.id"]).toBe("anonymous");
+    expect(typeof span.attributes["session.id"]).toBe("string");
+  }, 30_000);
+});
+
+describe("tracing disabled", () => {
+  it("exports nothing and adds no trace context to upstream requests", async () => {
+    const run = await runCalls(`    enabled: false\n    otlp_endpoint: COLLECTOR`, CALLS.slice(0, 2));
+    expect(run.results.map((outcome) => outcome.success)).toEqual([true, true]);
+    expect(run.collector.requests).toHaveLength(0);
+    expect(run.remote.toolCalls).toHaveLength(1);
+    expect(run.remote.toolCalls[0]?.traceparent).toBeUndefined();
+    expect(metaOf(run.results[1])?.traceparent).toBeUndefined();
+  }, 30_000);
+});
+
+describe("tracing on the front door", () => {
+  const clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const clientSpan = "00f067aa0ba902b7";
+
+  it("continues the caller's trace from _meta and keeps the caller's other _meta keys for the upstream", async () => {
+    const collector = await startOtlpCollector();
+    const { config, env } = parseConfig(
+      `
+tool_access: {mode: front_door}
+mcp_servers:
+  echo:
+    command: [node, ${JSON.stringify(META_ECHO)}]
+observability:
+  tracing: {otlp_endpoint: "${collector.endpoint}/"}
+`,
+      { env: { PATH: process.env.PATH } },
+    );
+    const gateway = await createGateway({
+      config,
+      env,
+      logger: pino({ level: "silent" }),
+      instanceLabel: "test",
+      storage: memoryStorage(),
+    });
+    const app = await gateway.http();
+    let client: Client | undefined;
+    let meta: Record<string, unknown> | null = null;
+    try {
+      client = await connectHttp(await app.listen({ host: "127.0.0.1", port: 0 }));
+      gateway.startBackground();
+      const connected = client;
+      await waitFor(
+        async () => (await connected.listTools()).tools.some((tool) => tool.name === "meta"),
+        20_000,
+      );
+      const result = (await client.callTool({
+        name: "meta",
+        arguments: {},
+        _meta: { traceparent: `00-${clientTrace}-${clientSpan}-01`, "x-kept": "yes" },
+      })) as ToolResult;
+      meta = JSON.parse(result.content[0]?.text ?? "null");
+    } finally {
+      await client?.close();
+      await app.close();
+      await gateway.shutdown();
+      await collector.close();
+    }
+    const span = spanOf(collector.spans, "echo", "meta");
+    expect(span.traceId).toBe(clientTrace);
+    expect(span.parentSpanId).toBe(clientSpan);
+    expect(meta).toMatchObject({ traceparent: `00-${clientTrace}-${span.spanId}-01`, "x-kept": "yes" });
+  }, 40_000);
+});

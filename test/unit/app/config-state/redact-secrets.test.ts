@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import {
+  REDACTED,
+  REDACTED_DIFFERS,
+  redactSecrets,
+} from "../../../../src/app/config-state/redact-secrets.js";
+
+describe("redactSecrets", () => {
+  it("hides string values of sensitive keys, env and headers maps, URL passwords and sensitive query values", () => {
+    const document = {
+      persistence: { postgresql: { host: "db", password: "pw", port: 5432 } },
+      truncation: { redis_url: "redis://user:hunter2@cache:6379/0" },
+      approvals: { webhook: { url: "https://hooks.example/x?token=abc&team=ops", signing_secret: "s" } },
+      auth: {
+        api_key: { enabled: true, header_name: "X-API-Key" },
+        oidc: { max_token_lifetime_seconds: 3600 },
+      },
+      mcp_servers: {
+        remote: {
+          endpoint: "https://api.example/mcp",
+          auth: { type: "bearer", token: "t" },
+          http: { headers: { Authorization: "Bearer t", "X-Trace": "on" } },
+          env: { PLAIN: "x", NESTED: { deeper: "kept" } },
+        },
+      },
+    };
+    expect(redactSecrets(document)).toEqual({
+      persistence: { postgresql: { host: "db", password: REDACTED, port: 5432 } },
+      truncation: { redis_url: "redis://user:redacted@cache:6379/0" },
+      approvals: {
+        webhook: { url: "https://hooks.example/x?token=%5Bredacted%5D&team=ops", signing_secret: REDACTED },
+      },
+      // A sensitive-looking key holding a mapping or a number is walked or kept, never replaced.
+      auth: {
+        api_key: { enabled: true, header_name: "X-API-Key" },
+        oidc: { max_token_lifetime_seconds: 3600 },
+      },
+      mcp_servers: {
+        remote: {
+          endpoint: "https://api.example/mcp",
+          auth: { type: "bearer", token: REDACTED },
+          http: { headers: { Authorization: REDACTED, "X-Trace": REDACTED } },
+          env: { PLAIN: REDACTED, NESTED: { deeper: "kept" } },
+        },
+      },
+    });
+    // The input is not changed.
+    expect(document.mcp_servers.remote.auth.token).toBe("t");
+  });
+
+  it("marks a secret that differs from the compared document, without its value", () => {
+    const before = { servers: [{ env: { KEY: "one", SAME: "x" } }] };
+    const after = { servers: [{ env: { KEY: "two", SAME: "x" } }] };
+    expect(redactSecrets(after, before)).toEqual({
+      servers: [{ env: { KEY: REDACTED_DIFFERS, SAME: REDACTED } }],
+    });
+    expect(redactSecrets(after)).toEqual({ servers: [{ env: { KEY: REDACTED, SAME: REDACTED } }] });
+  });
+});
