@@ -56,7 +56,9 @@ const TOUCH_INTERVAL_MS = 10_000;
 /**
  * Establishes who is calling from the credentials a request carries: an API key in its header, a
  * JWT as `Authorization: Bearer`, or nothing (anonymous, when allowed). Never logs credentials.
- * Key lookups are not cached, so a revocation applies to the very next request.
+ * Revocation and expiry are judged on every request; how fresh the key record is depends on the
+ * repository given (see `CachedApiKeyRepository`: at most a second old for a revocation made
+ * elsewhere, current for one made through this gateway).
  */
 export class Authenticator {
   private readonly lockout: LoginLockout | null;

@@ -9,8 +9,8 @@ const REASON_MAX = 1024;
  * `DELETE /auth/keys/{key_id}` with an optional `reason`. Decided (spec 1 shows no body): 200
  * `{key_id, principal_id, revoked: true, revoked_at, revoked_by, reason, already_revoked}`; a key
  * revoked earlier keeps its first revocation, which is answered with `already_revoked: true`. An
- * unknown key is 404 `ApiKeyNotFoundError`. The key stops authenticating at once (keys are looked up
- * on every request).
+ * unknown key is 404 `ApiKeyNotFoundError`. The key stops authenticating at once on this gateway
+ * (the revocation empties its key cache), within a second on the others (`CachedApiKeyRepository`).
  */
 export const revokeApiKey = defineAuthOperation({
   name: "revoke-api-key",
