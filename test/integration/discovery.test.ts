@@ -6,8 +6,6 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
-import { PostgresEventStore } from "../../src/adapters/store/postgres/postgres-event-store.js";
-import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
 import type {
   DiscoveredServer,
@@ -18,7 +16,7 @@ import { createGateway, type Gateway } from "../../src/composition/create-gatewa
 import { memoryStorage, type Storage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createApiKey } from "../support/api-keys.js";
-import { DATABASE_URL, describePostgres, freshPostgres } from "../support/backends.js";
+import { DATABASE_URL, describePostgres, freshPostgres, sharedPostgresStorage } from "../support/backends.js";
 import { ARITHMETIC, waitFor } from "../support/gateway.js";
 import { type HttpMcpServer, startHttpMcpServer } from "../support/http-mcp-server.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
@@ -722,17 +720,6 @@ await describePostgres("discovery with two replicas on PostgreSQL", () => {
   const stores: SqlStore<unknown>[] = [];
   const replicas: DiscoveryGateway[] = [];
 
-  const storageOn = (sql: SqlStore<unknown>): Storage => {
-    const eventStore = new PostgresEventStore(sql);
-    return {
-      eventStore,
-      repositories: sqlRepositories(sql),
-      description: sql.description,
-      degraded: null,
-      close: () => eventStore.close(),
-    };
-  };
-
   beforeAll(async () => {
     const first = await freshPostgres();
     stores.push(first);
@@ -751,7 +738,7 @@ coordination: {}
 rate_limit: {rps: 1000, burst: 1000}
 ${discoveryYaml("", "authoritative")}`;
     for (const sql of stores) {
-      const replica = await startDiscoveryGateway(yaml, { storage: storageOn(sql) });
+      const replica = await startDiscoveryGateway(yaml, { storage: sharedPostgresStorage(sql) });
       replica.gateway.startBackground();
       replicas.push(replica);
       // The first replica takes the lease before the second one starts.

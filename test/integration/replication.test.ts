@@ -3,15 +3,12 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
-import { PostgresEventStore } from "../../src/adapters/store/postgres/postgres-event-store.js";
-import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
 import type { GatedCall } from "../../src/app/routing/call-gate.js";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import type { Storage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { DomainEventPayload } from "../../src/domain/events.js";
-import { DATABASE_URL, describePostgres, freshPostgres } from "../support/backends.js";
+import { DATABASE_URL, describePostgres, freshPostgres, sharedPostgresStorage } from "../support/backends.js";
 import { waitFor } from "../support/gateway.js";
 import { type Frame, Peer } from "../support/ws-peer.js";
 
@@ -39,18 +36,6 @@ const stores: SqlStore<unknown>[] = [];
 const replicas: Replica[] = [];
 const peers: Peer[] = [];
 
-function storageOn(sql: SqlStore<unknown>): Storage {
-  const eventStore = new PostgresEventStore(sql);
-  return {
-    eventStore,
-    repositories: sqlRepositories(sql),
-    description: sql.description,
-    degraded: null,
-    // The schema is dropped by the test, after every replica closed.
-    close: () => eventStore.close(),
-  };
-}
-
 async function replica(label: string, sql: SqlStore<unknown>): Promise<Replica> {
   const { config, env } = parseConfig(YAML, { env: {} });
   const gateway = await createGateway({
@@ -58,7 +43,7 @@ async function replica(label: string, sql: SqlStore<unknown>): Promise<Replica> 
     env,
     logger: pino({ level: "silent" }),
     instanceLabel: label,
-    storage: storageOn(sql),
+    storage: sharedPostgresStorage(sql),
   });
   gateway.startBackground();
   const app = await gateway.http();

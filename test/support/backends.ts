@@ -6,10 +6,12 @@ import pg from "pg";
 import { describe } from "vitest";
 import { memoryRepositories } from "../../src/adapters/store/memory/memory-repositories.js";
 import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
+import { PostgresEventStore } from "../../src/adapters/store/postgres/postgres-event-store.js";
 import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
 import { openSqlite } from "../../src/adapters/store/sqlite/open-sqlite.js";
 import type { StoreRepositories } from "../../src/app/ports/store-repositories.js";
+import type { Storage } from "../../src/composition/open-storage.js";
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -96,4 +98,20 @@ export async function openRepositories(
 /** `describe` that awaits like {@link describePostgres}, for the backends that always run. */
 export async function describeNow(name: string, body: () => void): Promise<void> {
   describe(name, body);
+}
+
+/**
+ * A gateway's storage on an open PostgreSQL store shared with other replicas of the test: the
+ * shared event log and every repository. Closing it closes only the event store; the test closes
+ * the database (the first store drops the schema, so it closes last).
+ */
+export function sharedPostgresStorage(sql: SqlStore<unknown>): Storage {
+  const eventStore = new PostgresEventStore(sql);
+  return {
+    eventStore,
+    repositories: sqlRepositories(sql),
+    description: sql.description,
+    degraded: null,
+    close: () => eventStore.close(),
+  };
 }

@@ -21,11 +21,7 @@ export class FileConfigFiles implements ConfigFiles {
     try {
       text = await readFile(this.path, "utf8");
     } catch (error) {
-      throw unavailable(
-        errno(error) === "ENOENT"
-          ? `configuration file not found: ${this.path}`
-          : `configuration file ${this.path} cannot be read (${errno(error)})`,
-      );
+      throw this.unreadable(error);
     }
     try {
       return parse(text, { merge: true }) ?? null;
@@ -35,16 +31,21 @@ export class FileConfigFiles implements ConfigFiles {
     }
   }
 
+  /** Why the file cannot be read, for the 503 answer. */
+  private unreadable(error: unknown): Error {
+    return unavailable(
+      errno(error) === "ENOENT"
+        ? `configuration file not found: ${this.path}`
+        : `configuration file ${this.path} cannot be read (${errno(error)})`,
+    );
+  }
+
   async backup(): Promise<string> {
     const directory = dirname(this.path);
     try {
       await access(this.path, constants.R_OK);
     } catch (error) {
-      throw unavailable(
-        errno(error) === "ENOENT"
-          ? `configuration file not found: ${this.path}`
-          : `configuration file ${this.path} cannot be read (${errno(error)})`,
-      );
+      throw this.unreadable(error);
     }
     try {
       await access(directory, constants.W_OK);
