@@ -446,6 +446,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const replication = await openReplication(config, storage, {
     bus,
     fleet,
+    groups,
     governance,
     instanceId,
     logger,

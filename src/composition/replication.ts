@@ -1,6 +1,7 @@
 import type { EventBus } from "../app/event-bus.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { Governance } from "../app/governance/governance.js";
+import type { GroupService } from "../app/groups/group-service.js";
 import type { Clock } from "../app/ports/clock.js";
 import type { Logger } from "../app/ports/logger.js";
 import { EventTailer } from "../app/replication/event-tailer.js";
@@ -23,6 +24,7 @@ export async function openReplication(
   deps: {
     bus: EventBus;
     fleet: Fleet;
+    groups: GroupService;
     governance: Governance | undefined;
     instanceId: string;
     logger: Logger;
@@ -42,7 +44,14 @@ export async function openReplication(
     });
   });
   // Servers peers register at run time join this replica's fleet (the subscription lives as long as the bus).
-  mirrorPeerRegistrations({ bus, fleet, serverConfigs: storage.repositories.serverConfigs, logger });
+  mirrorPeerRegistrations({
+    bus,
+    fleet,
+    groups: deps.groups,
+    serverConfigs: storage.repositories.serverConfigs,
+    groupConfigs: storage.repositories.groupConfigs,
+    logger,
+  });
   const tailer = new EventTailer({
     store: storage.eventStore,
     instanceId,

@@ -114,6 +114,8 @@ export type DomainEventPayload =
   | { type: "HealthCheckPassed"; mcp_server_id: string; duration_ms: number }
   | { type: "HealthCheckFailed"; mcp_server_id: string; consecutive_failures: number; error: string }
   | { type: "GroupStateChanged"; group_id: string; old_state: GroupState; new_state: GroupState }
+  /** A group created through REST was saved (created or changed) or deleted; peers read it again. */
+  | { type: "GroupConfigChanged"; group_id: string; change: "saved" | "deleted" }
   | {
       type: "GroupMemberRotationChanged";
       group_id: string;

@@ -178,6 +178,32 @@ await describePostgres("replicas sharing PostgreSQL", () => {
     expect(b.gateway.services.fleet.get("shared-math")).toBeUndefined();
   });
 
+  it("shows on every replica a group created through one, with its members, and drops it when deleted", async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const created = await a.app.inject({
+      method: "POST",
+      url: "/api/groups/",
+      payload: { group_id: "shared-pool", strategy: "round_robin", min_healthy: 1 },
+    });
+    expect(created.statusCode).toBe(201);
+    for (const peer of [b, c]) {
+      await waitFor(
+        async () => (await peer.app.inject({ url: "/api/groups/shared-pool" })).statusCode === 200,
+        10_000,
+      );
+    }
+    expect(b.gateway.services.groups.require("shared-pool").source).toBe("api");
+
+    const removed = await a.app.inject({ method: "DELETE", url: "/api/groups/shared-pool" });
+    expect(removed.statusCode).toBe(200);
+    for (const peer of [b, c]) {
+      await waitFor(
+        async () => (await peer.app.inject({ url: "/api/groups/shared-pool" })).statusCode === 404,
+        10_000,
+      );
+    }
+  });
+
   it("refuses on a replica the calls of a session suspended through another", async () => {
     const [a, b] = replicas as [Replica, Replica];
     const gate = b.gateway.services.callGates?.find((candidate) => candidate.name === "suspended_session");

@@ -243,6 +243,7 @@ export class GroupService {
       },
       at,
     );
+    this.deps.bus.publish([{ type: "GroupConfigChanged", group_id: id, change: "saved" }]);
   }
 
   /** The policies a call through the group to `member` passes, besides the member server's own. */

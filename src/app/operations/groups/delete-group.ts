@@ -8,7 +8,7 @@ export const deleteGroup = defineOperation({
   summary: "Remove a group created through REST (its member servers stay). Declared groups stay.",
   permissions: ["group:delete"],
   input: groupRef,
-  async run({ groups, repositories }, input) {
+  async run({ groups, repositories, bus }, input) {
     const group = groups.require(input.group);
     if (group.source === "config") {
       throw new RequestRejected(
@@ -20,6 +20,7 @@ export const deleteGroup = defineOperation({
     }
     await repositories.groupConfigs.delete(input.group);
     groups.remove(input.group);
+    bus.publish([{ type: "GroupConfigChanged", group_id: input.group, change: "deleted" }]);
     return { group_id: input.group, deleted: true };
   },
 });
