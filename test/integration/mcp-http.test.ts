@@ -271,6 +271,28 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     expect(res.statusCode).toBe(403);
   });
 
+  it("answers each egress request with one JSON body, not an event stream", async () => {
+    const res = await initialize();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const session = res.headers.get("mcp-session-id") ?? "";
+    const listed = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(listed.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await listed.json()) as { id: number; result: { tools: { name: string }[] } };
+    expect(body.id).toBe(2);
+    expect(body.result.tools.map((tool) => tool.name)).toContain("gateway_call");
+    await fetch(new URL("/mcp", baseUrl), { method: "DELETE", headers: { "mcp-session-id": session } });
+  });
+
   it("ends a session on DELETE; a later request with it gets 404", async () => {
     const res = await initialize();
     const session = res.headers.get("mcp-session-id") ?? "";

@@ -179,6 +179,10 @@ export class McpHttpEndpoint {
       : createManagementServer(this.services, contextOf);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => key,
+      // Egress sends nothing along a request (no progress, no server requests), so each answer is
+      // one JSON body: cheaper for both sides than an SSE stream carrying one message. The front
+      // door relays upstream progress and requests, and keeps SSE.
+      enableJsonResponse: !this.options.serverStream,
       ...(onsessioninitialized && { onsessioninitialized }),
     });
     transport.onclose = () => {
