@@ -4,7 +4,6 @@ import type { FastifyInstance } from "fastify";
 import { parse as parseYaml } from "yaml";
 import { createOpaPolicyEngine } from "../adapters/auth/opa-policy-engine.js";
 import { DnsEndpointGuard } from "../adapters/net/dns-endpoint-guard.js";
-import { UndiciHttpClientFactory } from "../adapters/net/undici-http-client-factory.js";
 import { FileConfigFiles } from "../adapters/system/file-config-files.js";
 import { NodeHasher } from "../adapters/system/node-hasher.js";
 import { NodeIdGenerator } from "../adapters/system/node-ids.js";
@@ -51,7 +50,7 @@ import { createFrontDoor, type FrontDoor, RELAYED_CLIENT_CAPABILITIES } from "./
 import { openGovernance } from "./governance.js";
 import { createHeaderExposure, refuseDeclaredExposure } from "./header-exposure.js";
 import { createHotLoading } from "./hot-loading.js";
-import { lazyUpstreamFactory } from "./lazy-adapters.js";
+import { lazyHttpClientFactory, lazyUpstreamFactory } from "./lazy-adapters.js";
 import { openComplianceExport, openMetrics } from "./observability.js";
 import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
@@ -168,7 +167,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const remote = new RemoteUpstreamFactory({
     clientInfo,
     guard: endpointGuard,
-    http: new UndiciHttpClientFactory({ guard: endpointGuard }),
+    // undici loads with the first remote connection (see lazy-adapters.ts).
+    http: lazyHttpClientFactory(async () => {
+      const { UndiciHttpClientFactory } = await import("../adapters/net/undici-http-client-factory.js");
+      return new UndiciHttpClientFactory({ guard: endpointGuard });
+    }),
   });
   const fleet = new Fleet({
     factories: {
@@ -205,7 +208,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Groups follow their members' health and lifecycle from the first event on.
   groups.start();
   const observed = openMetrics({ bus, fleet, groups });
-  const tracing = openTracing(config.observability.tracing, logger);
+  const tracing = await openTracing(config.observability.tracing, logger);
   const groupEntries: [string, GroupEntry][] = [];
   const declaredServers: [string, ServerEntry][] = [];
   for (const [id, entry] of Object.entries(config.mcp_servers)) {

@@ -1,5 +1,4 @@
 import { CachingMcpRegistry } from "../adapters/registry/caching-mcp-registry.js";
-import { HttpMcpRegistry } from "../adapters/registry/http-mcp-registry.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";
 import { HotLoadingService } from "../app/hot-loading/hot-loading-service.js";
@@ -9,6 +8,7 @@ import type { EndpointGuard } from "../app/ports/endpoint-guard.js";
 import type { Logger } from "../app/ports/logger.js";
 import { toolPolicySchema } from "../config/schema/tool-policy.js";
 import type { GatewayConfig } from "../config/schema.js";
+import { lazyMcpRegistry } from "./lazy-adapters.js";
 import { VERSION } from "./version.js";
 
 export interface HotLoadingWiring {
@@ -30,11 +30,15 @@ export interface HotLoadingWiring {
 export function createHotLoading(wiring: HotLoadingWiring): HotLoadingService | undefined {
   const settings = wiring.config.hot_loading;
   if (!settings.enabled) return undefined;
-  const http = new HttpMcpRegistry({
-    baseUrl: settings.registry.base_url,
-    timeoutMs: Math.ceil(settings.registry.timeout_s * 1000),
-    maxRetries: settings.registry.max_retries,
-    userAgent: `airlock/${VERSION}`,
+  // undici loads with the first search (see lazy-adapters.ts).
+  const http = lazyMcpRegistry(async () => {
+    const { HttpMcpRegistry } = await import("../adapters/registry/http-mcp-registry.js");
+    return new HttpMcpRegistry({
+      baseUrl: settings.registry.base_url,
+      timeoutMs: Math.ceil(settings.registry.timeout_s * 1000),
+      maxRetries: settings.registry.max_retries,
+      userAgent: `airlock/${VERSION}`,
+    });
   });
   const registry = new CachingMcpRegistry(http, {
     ttlMs: settings.cache.ttl_s * 1000,

@@ -1,4 +1,6 @@
 import type { DiscoveryScan, DiscoverySource, DiscoverySourceType } from "../app/ports/discovery-source.js";
+import type { HttpClient, HttpClientFactory, HttpClientOptions } from "../app/ports/endpoint-guard.js";
+import type { McpRegistry, RegistryServer } from "../app/ports/mcp-registry.js";
 import type { ConnectOptions, LogSink, UpstreamConnection, UpstreamFactory } from "../app/ports/upstream.js";
 import type { ServerSpec } from "../domain/server/server-spec.js";
 
@@ -25,6 +27,26 @@ export function lazyUpstreamFactory(load: () => Promise<UpstreamFactory>): Upstr
   return {
     async connect(spec: ServerSpec, logs: LogSink, options: ConnectOptions): Promise<UpstreamConnection> {
       return (await factory()).connect(spec, logs, options);
+    },
+  };
+}
+
+/** An HTTP client factory (undici) built on the first remote connection. */
+export function lazyHttpClientFactory(load: () => Promise<HttpClientFactory>): HttpClientFactory {
+  const factory = once(load);
+  return {
+    async create(options: HttpClientOptions): Promise<HttpClient> {
+      return (await factory()).create(options);
+    },
+  };
+}
+
+/** An MCP registry client (undici) built on the first search. */
+export function lazyMcpRegistry(load: () => Promise<McpRegistry>): McpRegistry {
+  const registry = once(load);
+  return {
+    async search(term: string): Promise<readonly RegistryServer[]> {
+      return (await registry()).search(term);
     },
   };
 }

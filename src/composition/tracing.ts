@@ -1,4 +1,3 @@
-import { OtelTracer } from "../adapters/observability/tracing/otel-tracer.js";
 import { loggableUrl, otlpTracesUrl } from "../adapters/observability/tracing/otlp-traces-url.js";
 import type { Logger } from "../app/ports/logger.js";
 import { NOOP_TRACER, type Tracer } from "../app/ports/tracer.js";
@@ -19,13 +18,13 @@ export interface Tracing {
  * carries MCP in stdio mode). `jaeger_host`/`jaeger_port` are accepted and not used: Jaeger ingests
  * OTLP, so a set `jaeger_host` is reported once at startup.
  */
-export function openTracing(
+export async function openTracing(
   config: GatewayConfig["observability"]["tracing"],
   logger: Logger,
   consoleWrite: (line: string) => void = (line) => {
     process.stderr.write(line);
   },
-): Tracing {
+): Promise<Tracing> {
   if (!config.enabled) return { tracer: NOOP_TRACER, stop: async () => {} };
   if (config.jaeger_host !== undefined) {
     logger.warn(
@@ -34,6 +33,8 @@ export function openTracing(
     );
   }
   const otlpUrl = otlpTracesUrl(config.otlp_endpoint);
+  // The OpenTelemetry SDK loads only when tracing is on.
+  const { OtelTracer } = await import("../adapters/observability/tracing/otel-tracer.js");
   const tracer = new OtelTracer(
     {
       serviceName: config.service_name,
