@@ -5,7 +5,7 @@ import { memoryStorage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createApiKey } from "../support/api-keys.js";
 import { fleetYaml, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
-import { rawInitialize } from "../support/mcp-client.js";
+import { rawInitialize, rawMcpPost } from "../support/mcp-client.js";
 
 // Key lookups are cached for a second (see docs/hot-path.md): these tests pin what that may not change.
 const YAML = `
@@ -20,17 +20,7 @@ ${fleetYaml()}`;
 const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
 
 const mcpPost = (base: string, key: string, sessionId: string) =>
-  fetch(new URL("/mcp", base), {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-session-id": sessionId,
-      "mcp-protocol-version": "2025-06-18",
-      "x-api-key": key,
-    },
-    body: JSON.stringify(toolsList),
-  });
+  rawMcpPost(base, sessionId, toolsList, { "x-api-key": key });
 
 const keyIdOf = async (gw: TestGateway, principal: string) =>
   (await gw.gateway.services.repositories.apiKeys.list(principal, true)).at(-1)?.key_id ?? "";

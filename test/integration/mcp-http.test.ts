@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
-import { callJson, connectHttp, rawInitialize } from "../support/mcp-client.js";
+import { callJson, connectHttp, rawInitialize, rawMcpPost } from "../support/mcp-client.js";
 
 let gw: TestGateway;
 let client: Client;
@@ -276,16 +276,7 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const session = res.headers.get("mcp-session-id") ?? "";
-    const listed = await fetch(new URL("/mcp", baseUrl), {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": session,
-        "mcp-protocol-version": "2025-06-18",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-    });
+    const listed = await rawMcpPost(baseUrl, session, { jsonrpc: "2.0", id: 2, method: "tools/list" });
     expect(listed.headers.get("content-type")).toMatch(/^application\/json/);
     const body = (await listed.json()) as { id: number; result: { tools: { name: string }[] } };
     expect(body.id).toBe(2);

@@ -14,7 +14,7 @@ import { parseConfig } from "../../src/config/load.js";
 import { createApiKey } from "../support/api-keys.js";
 import { describePostgres, freshPostgres } from "../support/backends.js";
 import { fleetYaml } from "../support/gateway.js";
-import { callJson, rawInitialize } from "../support/mcp-client.js";
+import { callJson, rawInitialize, rawMcpPost } from "../support/mcp-client.js";
 
 // The command-bus budget (10 per second by default) would refuse part of the 100 calls.
 const YAML = `
@@ -56,17 +56,7 @@ function roundRobin(targets: readonly string[]): { server: Server; hits: number[
 }
 
 const mcpPost = (base: string, key: string, sessionId: string, body: unknown) =>
-  fetch(new URL("/mcp", base), {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-session-id": sessionId,
-      "mcp-protocol-version": "2025-06-18",
-      "x-api-key": key,
-    },
-    body: JSON.stringify(body),
-  });
+  rawMcpPost(base, sessionId, body, { "x-api-key": key });
 
 const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
 

@@ -39,3 +39,23 @@ export function rawInitialize(baseUrl: string, headers: Record<string, string> =
     }),
   });
 }
+
+/** A raw POST of one JSON-RPC message to `/mcp` in session `sessionId` (protocol 2025-06-18). */
+export function rawMcpPost(
+  baseUrl: string,
+  sessionId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(new URL("/mcp", baseUrl), {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
