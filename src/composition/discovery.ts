@@ -155,7 +155,7 @@ export const checkDefinition: DefinitionCheck = (name, definition) => {
  * The adapters of `discovery.sources`, from each entry's own keys (already validated by the
  * configuration schema; a `PUT /discovery/sources/{id}` `config` is checked here, naming the field).
  * Docker reads the source's `socket_path`, else the engine the docker servers use; Kubernetes reads
- * the in-cluster service account.
+ * the source's `kubeconfig` file (and `context`), else the in-cluster service account.
  */
 export function discoveryAdapters(
   env: Pick<EnvSettings, "containerEndpoint" | "containerRuntime">,
@@ -180,12 +180,18 @@ export function discoveryAdapters(
       case "kubernetes": {
         const namespaces = textList(keys, "namespaces");
         const labelSelector = optionalText(keys, "label_selector");
+        const kubeconfigPath = optionalText(keys, "kubeconfig");
+        const context = optionalText(keys, "context");
         return lazyDiscoverySource("kubernetes", async () => {
           const [{ KubernetesDiscoverySource }, { loadKubeConfig }] = await Promise.all([
             import("../adapters/discovery/kubernetes/kubernetes-discovery-source.js"),
             import("../adapters/discovery/kubernetes/load-kube-config.js"),
           ]);
-          return new KubernetesDiscoverySource({ kubeConfig: loadKubeConfig(), namespaces, labelSelector });
+          return new KubernetesDiscoverySource({
+            kubeConfig: loadKubeConfig({ kubeconfigPath, context }),
+            namespaces,
+            labelSelector,
+          });
         });
       }
       case "filesystem": {

@@ -15,6 +15,10 @@ import type {
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
 import { memoryStorage, type Storage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
+import {
+  type KubernetesApiFake,
+  startKubernetesApiFake,
+} from "../fixtures/kubernetes-fake/kubernetes-api-fake.js";
 import { createApiKey } from "../support/api-keys.js";
 import { DATABASE_URL, describePostgres, freshPostgres, sharedPostgresStorage } from "../support/backends.js";
 import { ARITHMETIC, waitFor } from "../support/gateway.js";
@@ -713,6 +717,72 @@ discovery:
       await gw.close();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("discovery from a Kubernetes API through a kubeconfig file", () => {
+  let api: KubernetesApiFake;
+  let remote: HttpMcpServer;
+  let dir: string;
+  let gw: DiscoveryGateway;
+
+  beforeAll(async () => {
+    api = await startKubernetesApiFake({ allowedNamespaces: ["mcp"] });
+    remote = await startHttpMcpServer();
+    dir = await mkdtemp(join(tmpdir(), "airlock-kube-"));
+    const kubeconfig = join(dir, "config");
+    await writeFile(
+      kubeconfig,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        `clusters: [{name: fake, cluster: {server: ${JSON.stringify(api.url)}, insecure-skip-tls-verify: true}}]`,
+        `users: [{name: discovery, user: {token: ${JSON.stringify(api.token)}}}]`,
+        "contexts: [{name: fake, context: {cluster: fake, user: discovery}}]",
+        "current-context: fake",
+      ].join("\n"),
+    );
+    gw = await startDiscoveryGateway(
+      `
+discovery:
+  enabled: true
+  refresh_interval_s: 3600
+  sources:
+    - {type: kubernetes, mode: authoritative, namespaces: [mcp], kubeconfig: ${JSON.stringify(kubeconfig)}}
+`,
+      { realAdapters: true },
+    );
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await remote?.close();
+    await api?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("registers an annotated pod, calls its tool, and removes it when the pod is gone", async () => {
+    const { port } = new URL(remote.url);
+    api.addPod({
+      namespace: "mcp",
+      name: "shouter-7f9c",
+      podIP: "127.0.0.1",
+      annotations: {
+        "airlock.dev/enabled": "true",
+        "airlock.dev/name": "shouter",
+        "airlock.dev/port": port,
+        "airlock.dev/path": "/mcp",
+      },
+    });
+    const { json: cycle } = await callJson(gw.client as Client, "gateway_discover");
+    expect(cycle, JSON.stringify(cycle)).toMatchObject({ registered_count: 1 });
+    const call = await callJson(gw.client as Client, "gateway_call", {
+      calls: [{ mcp_server: "shouter", tool: "shout", arguments: { text: "hi" } }],
+    });
+    expect(JSON.stringify(call.json.results[0].result)).toContain("HI");
+    api.deletePod("mcp", "shouter-7f9c");
+    const { json: after } = await callJson(gw.client as Client, "gateway_discover");
+    expect(after.deregistered_count).toBe(1);
+    expect(gw.gateway.services.fleet.has("shouter")).toBe(false);
   });
 });
 

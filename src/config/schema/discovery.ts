@@ -33,6 +33,10 @@ const sourceSchemas = {
     // Empty: every namespace the service account may list.
     namespaces: stringList("namespaces").default(() => []),
     label_selector: nonBlank().optional(),
+    // Absent: the in-cluster service account. A kubeconfig file (and optionally one of its contexts)
+    // for a gateway running outside the cluster.
+    kubeconfig: nonBlank("must be a non-empty file path").optional(),
+    context: nonBlank().optional(),
   }),
   filesystem: z.strictObject({
     type: z.literal("filesystem"),
