@@ -31,6 +31,11 @@ function yaml(servers: Record<string, string>, top = "config_reload:\n  enabled:
 }
 
 const INITIAL = yaml({ math: server(ARITHMETIC), text: server(TEXT) });
+/**
+ * Room for 20 calls at once on one server: the tests that overlap calls with a reload assert that
+ * the reload refuses none, so the per-server budget (10 by default, refusing at once) must not.
+ */
+const ROOMY = "config_reload:\n  enabled: false\nexecution:\n  default_mcp_server_concurrency: 50\n";
 
 interface Running {
   path: string;
@@ -183,9 +188,9 @@ describe("configuration reload", () => {
   });
 
   it("serves calls to kept servers while a reload runs: none fails", async () => {
-    const { client, path } = await start();
+    const { client, path } = await start(yaml({ math: server(ARITHMETIC), text: server(TEXT) }, ROOMY));
     await callJson(client, "gateway_start", { mcp_server: "math" });
-    writeFileSync(path, yaml({ math: server(ARITHMETIC), ctl: server(CONTROLLABLE) }));
+    writeFileSync(path, yaml({ math: server(ARITHMETIC), ctl: server(CONTROLLABLE) }, ROOMY));
     const calls = Array.from({ length: 20 }, (_, index) =>
       callJson(client, "gateway_call", {
         calls: [{ mcp_server: "math", tool: "add", arguments: { a: index, b: 1 } }],
@@ -195,16 +200,21 @@ describe("configuration reload", () => {
     const results = await Promise.all(calls);
     expect((await reload).json).toMatchObject({ status: "success", mcp_servers_removed: ["text"] });
     for (const [index, result] of results.entries()) {
-      expect(result.json).toMatchObject({ success: true, succeeded: 1 });
+      expect(result.json, JSON.stringify(result.json.results[0])).toMatchObject({
+        success: true,
+        succeeded: 1,
+      });
       expect(result.json.results[0].result.content[0].text).toContain(String(index + 1));
     }
   });
 
   it("serves calls while a reload is refused: none fails and the running server stays", async () => {
-    const { client, path, gateway } = await start();
+    const { client, path, gateway } = await start(
+      yaml({ math: server(ARITHMETIC), text: server(TEXT) }, ROOMY),
+    );
     await callJson(client, "gateway_start", { mcp_server: "math" });
     const running = gateway.services.fleet.get("math")?.connection;
-    writeFileSync(path, yaml({ math: server(ARITHMETIC, "    idle_ttl_s: -5\n") }));
+    writeFileSync(path, yaml({ math: server(ARITHMETIC, "    idle_ttl_s: -5\n") }, ROOMY));
     const calls = Array.from({ length: 20 }, (_, index) =>
       callJson(client, "gateway_call", {
         calls: [{ mcp_server: "math", tool: "add", arguments: { a: index, b: 1 } }],
