@@ -60,24 +60,28 @@ export function lazyDiscoverySource(
   load: () => Promise<DiscoverySource>,
 ): DiscoverySource {
   const source = once(load);
+  // The change feed asked for, attached once the source has loaded: at once, or after the first
+  // scan that loads it when an earlier load failed (a kubeconfig mounted late, a socket not there yet).
+  let watching: { onChange: () => void; stop?: () => void; stopped: boolean } | undefined;
+  const attach = (loaded: DiscoverySource) => {
+    if (watching && !watching.stopped && !watching.stop && loaded.watch)
+      watching.stop = loaded.watch(watching.onChange);
+  };
   return {
     type,
     async scan(signal: AbortSignal): Promise<DiscoveryScan> {
-      return (await source()).scan(signal);
+      const loaded = await source();
+      attach(loaded);
+      return loaded.scan(signal);
     },
     watch(onChange: () => void): () => void {
-      let stopped = false;
-      let stop: (() => void) | undefined;
-      source().then(
-        (loaded) => {
-          if (!stopped && loaded.watch) stop = loaded.watch(onChange);
-        },
-        // The scan reports why the source cannot load; the watch has nothing to add.
-        () => undefined,
-      );
+      const current = { onChange, stopped: false } as NonNullable<typeof watching>;
+      watching = current;
+      // The scan reports why the source cannot load; the watch has nothing to add.
+      source().then(attach, () => undefined);
       return () => {
-        stopped = true;
-        stop?.();
+        current.stopped = true;
+        current.stop?.();
       };
     },
   };

@@ -92,3 +92,7 @@ export const notFound = (id: string): GatewayError =>
 
 export const validationError = (message: string, details: Record<string, unknown> | null = null) =>
   new GatewayError("ValidationError", message, details);
+
+/** Export, backup or diff cannot act on the configuration file (503 with the reason). */
+export const configFileUnavailable = (reason: string): GatewayError =>
+  new GatewayError("ConfigFileUnavailableError", reason, { reason });

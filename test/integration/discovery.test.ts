@@ -1,4 +1,5 @@
 import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -216,6 +217,46 @@ describe("discovery with auto-registration, authoritative", () => {
     const listed = await callJson(gw.client as Client, "gateway_quarantine");
     expect(listed.json.quarantined.silent.reason).toMatch(/^health_check_failed: /);
     expect(gw.gateway.services.fleet.has("silent")).toBe(false);
+  });
+
+  it("tries a server quarantined for a failed probe again once its endpoint answers", async () => {
+    gw.source.forget("silent");
+    // A port that refuses connections until the test lets it through to the real HTTP server.
+    let open = false;
+    const gate = createServer((socket) => {
+      if (!open) return socket.destroy();
+      const upstream = connect(Number(new URL(remote.url).port), "127.0.0.1");
+      socket.pipe(upstream).pipe(socket);
+      upstream.on("error", () => socket.destroy());
+      socket.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => gate.listen(0, "127.0.0.1", resolve));
+    const { port } = gate.address() as AddressInfo;
+    const quarantined: unknown[] = [];
+    const stop = gw.gateway.services.bus.subscribe((event) => {
+      if (event.type === "DiscoveredServerQuarantined" && event.mcp_server_id === "late")
+        quarantined.push(event);
+    });
+    try {
+      gw.source.report("late", { mode: "remote", endpoint: `http://127.0.0.1:${port}/mcp` });
+      await callJson(gw.client as Client, "gateway_discover");
+      await callJson(gw.client as Client, "gateway_discover");
+      const listed = await callJson(gw.client as Client, "gateway_quarantine");
+      expect(listed.json.quarantined.late.reason).toMatch(/^health_check_failed: /);
+      expect(quarantined).toHaveLength(1);
+      open = true;
+      // Tried again: the probe passes now, and the source's registration rate (2 a minute, spent by
+      // the servers registered above) is what holds it; a quarantine for a new reason is announced.
+      await callJson(gw.client as Client, "gateway_discover");
+      const after = await callJson(gw.client as Client, "gateway_quarantine");
+      expect(after.json.quarantined.late.reason).toMatch(/^rate_limited: /);
+      expect(quarantined).toHaveLength(2);
+    } finally {
+      stop();
+      gw.source.forget("late");
+      await callJson(gw.client as Client, "gateway_discover");
+      await new Promise((resolve) => gate.close(resolve));
+    }
   });
 
   it("refuses a name that belongs to another server", async () => {
@@ -445,6 +486,14 @@ describe("discovery source management over REST", () => {
     });
     expect(put.statusCode).toBe(400);
     expect(put.json()).toMatchObject({ error: "invalid_mode" });
+    // The mode rule answers first, even when the type and other fields are wrong too.
+    const both = await gw.app.inject({
+      method: "POST",
+      url: "/api/discovery/sources",
+      payload: { source_type: "ftp", mode: "exclusive", enabled: "yes" },
+    });
+    expect(both.statusCode).toBe(400);
+    expect(both.json()).toMatchObject({ error: "invalid_mode" });
   });
 
   it("keeps a source registered through POST for the per-source routes, unlisted and never run", async () => {

@@ -166,6 +166,30 @@ await describePostgres("leader-only commands asked of a follower", () => {
     expect(seen).toHaveLength(0);
   });
 
+  it("stops waiting when the caller goes away after the leader claimed the command", async () => {
+    const follower = make(followerSide);
+    const caller$ = new AbortController();
+    const asked = follower.run(
+      operations[0] as Operation<never, unknown>,
+      { word: "gone" },
+      {
+        ...caller,
+        signal: caller$.signal,
+      },
+    );
+    const term = leaderSide.held!;
+    let claimed: { command_id: string }[] = [];
+    while (claimed.length === 0) {
+      claimed = await queue.claim({ lease: LEASE, holder: term.holder, generation: term.generation }, 5);
+    }
+    caller$.abort(new Error("client went away"));
+    await expect(asked).rejects.toThrow("client went away");
+    // The leader still answers it; nobody reads the answer.
+    expect(await queue.complete(claimed[0]!.command_id, term.generation, { kind: "ok", output: null })).toBe(
+      true,
+    );
+  });
+
   it("fences claims: a term the lease row no longer names claims nothing, the next term takes over", async () => {
     seen.length = 0;
     const follower = make(followerSide);

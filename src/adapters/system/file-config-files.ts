@@ -3,7 +3,7 @@ import { access, copyFile, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { parse, stringify } from "yaml";
 import type { ConfigFiles } from "../../app/ports/config-files.js";
-import { GatewayError } from "../../domain/errors.js";
+import { configFileUnavailable } from "../../domain/errors.js";
 
 /** Backups kept beside the file (`.bak1` newest to `.bak10` oldest); an eleventh is deleted. */
 export const KEPT_BACKUPS = 10;
@@ -27,13 +27,13 @@ export class FileConfigFiles implements ConfigFiles {
       return parse(text, { merge: true }) ?? null;
     } catch (error) {
       const reason = (error as Error).message.split("\n")[0];
-      throw unavailable(`configuration file ${this.path} is not valid YAML: ${reason}`);
+      throw configFileUnavailable(`configuration file ${this.path} is not valid YAML: ${reason}`);
     }
   }
 
   /** Why the file cannot be read, for the 503 answer. */
   private unreadable(error: unknown): Error {
-    return unavailable(
+    return configFileUnavailable(
       errno(error) === "ENOENT"
         ? `configuration file not found: ${this.path}`
         : `configuration file ${this.path} cannot be read (${errno(error)})`,
@@ -50,14 +50,14 @@ export class FileConfigFiles implements ConfigFiles {
     try {
       await access(directory, constants.W_OK);
     } catch (error) {
-      throw unavailable(`directory ${directory} is not writable (${errno(error)})`);
+      throw configFileUnavailable(`directory ${directory} is not writable (${errno(error)})`);
     }
     const pending = join(directory, `.${basename(this.path)}.bak-${process.pid}-${Date.now()}`);
     try {
       await copyFile(this.path, pending);
     } catch (error) {
       await rm(pending, { force: true }).catch(() => undefined);
-      throw unavailable(`cannot write a backup in ${directory} (${errno(error)})`);
+      throw configFileUnavailable(`cannot write a backup in ${directory} (${errno(error)})`);
     }
     try {
       await rm(this.backupPath(KEPT_BACKUPS), { force: true });
@@ -69,7 +69,7 @@ export class FileConfigFiles implements ConfigFiles {
       await rename(pending, this.backupPath(1));
     } catch (error) {
       await rm(pending, { force: true }).catch(() => undefined);
-      throw unavailable(`cannot rotate the backups in ${directory} (${errno(error)})`);
+      throw configFileUnavailable(`cannot rotate the backups in ${directory} (${errno(error)})`);
     }
     return this.backupPath(1);
   }
@@ -82,10 +82,6 @@ export class FileConfigFiles implements ConfigFiles {
   private backupPath(n: number): string {
     return `${this.path}.bak${n}`;
   }
-}
-
-function unavailable(reason: string): GatewayError {
-  return new GatewayError("ConfigFileUnavailableError", reason, { reason });
 }
 
 function errno(error: unknown): string {

@@ -1,11 +1,10 @@
+import { isSecretKey, redactString } from "../../domain/approval/redact.js";
+
 /** What a secret is shown as: the exported document stays loadable (every secret is a string key). */
 export const REDACTED = "[redacted]";
 /** A secret whose value differs from the other side of a comparison; its value is still not shown. */
 export const REDACTED_DIFFERS = "[redacted, differs]";
 
-/** Keys whose string value is a credential wherever they appear (`token`, `password`, `signing_secret`, ...). */
-const SENSITIVE_KEY =
-  /password|passwd|secret|token|api[_-]?key|credential|private[_-]?key|authorization|cookie/i;
 /** Maps whose every string value may carry a credential: environment variables and request headers. */
 const SECRET_MAPS: ReadonlySet<string> = new Set(["env", "headers"]);
 /** A URL-looking string: its user info password and sensitive query values are secrets too. */
@@ -13,7 +12,7 @@ const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * A copy of a configuration document with its secrets replaced by {@link REDACTED}: string values
- * of sensitive keys, the values of `env` and `headers` maps, and passwords and sensitive query
+ * of sensitive keys (`isSecretKey`), strings shaped like credentials anywhere (`redactString`), the values of `env` and `headers` maps, and passwords and sensitive query
  * values inside URLs. Keys, structure and every other value are kept, so the result loads like
  * the original (a secret key holding a number or a mapping is not a secret and is kept or walked).
  *
@@ -26,7 +25,7 @@ export function redactSecrets(document: unknown, other?: unknown): unknown {
 }
 
 function walk(value: unknown, other: unknown, comparing: boolean): unknown {
-  if (typeof value === "string") return URL_LIKE.test(value) ? redactUrl(value) : value;
+  if (typeof value === "string") return redactText(value);
   if (Array.isArray(value)) {
     const others = Array.isArray(other) ? other : [];
     return value.map((item, index) => walk(item, others[index], comparing));
@@ -35,7 +34,7 @@ function walk(value: unknown, other: unknown, comparing: boolean): unknown {
   const others = isRecord(other) ? other : {};
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (typeof item === "string" && SENSITIVE_KEY.test(key)) {
+    if (typeof item === "string" && isSecretKey(key)) {
       result[key] = secret(item, others[key], comparing);
     } else if (SECRET_MAPS.has(key) && isRecord(item)) {
       const otherMap = isRecord(others[key]) ? (others[key] as Record<string, unknown>) : {};
@@ -58,6 +57,16 @@ function secret(value: string, other: unknown, comparing: boolean): string {
   return comparing && typeof other === "string" && other !== value ? REDACTED_DIFFERS : REDACTED;
 }
 
+/**
+ * A plain string value: URLs lose their secrets; anything shaped like a credential (a provider
+ * token, a JWT, a private key, `--api-key=sk-live-...` in a command's arguments) is replaced whole.
+ * The credential shapes are the approval redactor's (`domain/approval/redact.ts`).
+ */
+function redactText(value: string): string {
+  if (URL_LIKE.test(value)) return redactUrl(value);
+  return redactString(value) === value ? value : REDACTED;
+}
+
 /** The URL without its password and with the values of sensitive query parameters replaced. */
 function redactUrl(text: string): string {
   let url: URL;
@@ -72,7 +81,7 @@ function redactUrl(text: string): string {
     changed = true;
   }
   for (const key of [...url.searchParams.keys()]) {
-    if (SENSITIVE_KEY.test(key)) {
+    if (isSecretKey(key)) {
       url.searchParams.set(key, REDACTED);
       changed = true;
     }

@@ -138,7 +138,9 @@ export class LeaderCommands {
       const outcome = await queue.outcome(commandId);
       if (outcome) return outcome;
       const waited = this.deps.clock.monotonic() - started;
-      if (signal?.aborted || (!claimed && waited >= unclaimedTimeoutMs)) {
+      // A caller gone while the leader runs the command stops waiting: its outcome has no reader.
+      if (claimed && signal?.aborted) throw signal.reason;
+      if (!claimed && (signal?.aborted || waited >= unclaimedTimeoutMs)) {
         if (await queue.withdraw(commandId)) {
           throw new GatewayError(
             "McpServerNotHereError",

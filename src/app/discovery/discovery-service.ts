@@ -108,7 +108,16 @@ export class DiscoveryService {
 
   /** Runs one cycle over every enabled configured source (or only `sourceId`), after any running one. */
   runCycle(sourceId?: string): Promise<CycleReport> {
-    const run = this.queue.then(() => this.cycleNow(sourceId));
+    return this.serial(() => this.cycleNow(sourceId));
+  }
+
+  /**
+   * Runs `task` after every cycle and operator action queued before it: a cycle awaits scans and
+   * probes, and an approval, rejection or source change made meanwhile would otherwise see (or
+   * leave) a half-applied cycle.
+   */
+  private serial<T>(task: () => T | Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -210,7 +219,17 @@ export class DiscoveryService {
     };
   }
 
-  async approve(
+  approve(
+    name: string,
+    by: string,
+  ): Promise<
+    | { approved: true; mcp_server: string; status: "registered" }
+    | { approved: false; mcp_server: string; error: string }
+  > {
+    return this.serial(() => this.approveNow(name, by));
+  }
+
+  private async approveNow(
     name: string,
     by: string,
   ): Promise<
@@ -240,6 +259,15 @@ export class DiscoveryService {
   reject(
     name: string,
     by: string,
+  ): Promise<
+    { rejected: true; mcp_server: string } | { rejected: false; mcp_server: string; error: string }
+  > {
+    return this.serial(() => this.rejectNow(name, by));
+  }
+
+  private rejectNow(
+    name: string,
+    by: string,
   ): { rejected: true; mcp_server: string } | { rejected: false; mcp_server: string; error: string } {
     const entry = this.held.quarantined.get(name);
     if (!entry) return { rejected: false, mcp_server: name, error: `'${name}' is not in quarantine` };
@@ -253,8 +281,8 @@ export class DiscoveryService {
 
   /** `POST /discovery/sources`: kept for the per-source routes, never run, never listed. */
   registerSource(input: SourceRegistration): { source_id: string; registered: true } {
-    const type = sourceKind(input.source_type);
     const mode = discoveryMode(input.mode);
+    const type = sourceKind(input.source_type);
     const id = `${type}-${this.deps.ids.hex(4)}`;
     this.held.sources.set(id, {
       id,
@@ -272,7 +300,11 @@ export class DiscoveryService {
     return { source_id: id, registered: true };
   }
 
-  updateSource(id: string, patch: SourcePatch): { source_id: string; updated: true } {
+  updateSource(id: string, patch: SourcePatch): Promise<{ source_id: string; updated: true }> {
+    return this.serial(() => this.updateSourceNow(id, patch));
+  }
+
+  private updateSourceNow(id: string, patch: SourcePatch): { source_id: string; updated: true } {
     const record = this.require(id);
     const mode = patch.mode === undefined ? undefined : discoveryMode(patch.mode);
     if (patch.config !== undefined && record.configured) {
@@ -295,7 +327,11 @@ export class DiscoveryService {
    * Forgets a source. Servers it registered stay registered (a source removed is not a server
    * gone); what it held in pending or quarantine is dropped.
    */
-  deleteSource(id: string): { source_id: string; deregistered: true } {
+  deleteSource(id: string): Promise<{ source_id: string; deregistered: true }> {
+    return this.serial(() => this.deleteSourceNow(id));
+  }
+
+  private deleteSourceNow(id: string): { source_id: string; deregistered: true } {
     const record = this.require(id);
     record.stopWatch?.();
     this.held.sources.delete(id);
@@ -321,9 +357,11 @@ export class DiscoveryService {
     };
   }
 
-  setEnabled(id: string, enabled: boolean): { source_id: string; enabled: boolean } {
-    this.require(id).enabled = enabled;
-    return { source_id: id, enabled };
+  setEnabled(id: string, enabled: boolean): Promise<{ source_id: string; enabled: boolean }> {
+    return this.serial(() => {
+      this.require(id).enabled = enabled;
+      return { source_id: id, enabled };
+    });
   }
 
   /** A factory failure other than a named ValidationError is logged, and answered without its detail. */
@@ -362,7 +400,7 @@ function sourceKind(value: unknown): DiscoverySourceKind {
 }
 
 /** Spec 1 "Discovery": a mode other than additive or authoritative answers 400 `invalid_mode`. */
-function discoveryMode(value: unknown): DiscoveryMode {
+export function discoveryMode(value: unknown): DiscoveryMode {
   if (isDiscoveryMode(value)) return value;
   throw new RequestRejected(400, "invalid_mode", "mode must be additive or authoritative", { mode: value });
 }

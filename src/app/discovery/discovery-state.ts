@@ -69,6 +69,22 @@ export const QUARANTINE_REASONS = [
 ] as const;
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
+/**
+ * Reasons that pass by themselves (a source under its cap again, the rate window slid on, an
+ * endpoint that answers now): a server quarantined for one of them is tried again by the next
+ * cycle that still finds it. The others wait for an operator or a changed definition.
+ */
+export const RETRIED_REASONS: ReadonlySet<QuarantineReason> = new Set([
+  "source_limit",
+  "rate_limited",
+  "health_check_failed",
+]);
+
+/** The reason code of an entry (`<code>: <detail>`). */
+export function reasonCode(entry: QuarantineEntry): string {
+  return entry.reason.slice(0, entry.reason.indexOf(":"));
+}
+
 /** One source's share of a cycle, in `gateway_discover`'s `source_results`. */
 export interface SourceResult {
   source_type: DiscoverySourceKind;

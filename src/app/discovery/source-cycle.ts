@@ -12,12 +12,14 @@ import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
 import type { ServerConfigRepository } from "../ports/server-config-repository.js";
 import type { DefinitionCheck, DiscoverySettings, EndpointProbe } from "./discovery-deps.js";
-import type {
-  PendingEntry,
-  QuarantineEntry,
-  QuarantineReason,
-  SourceRecord,
-  SourceResult,
+import {
+  type PendingEntry,
+  type QuarantineEntry,
+  type QuarantineReason,
+  RETRIED_REASONS,
+  reasonCode,
+  type SourceRecord,
+  type SourceResult,
 } from "./discovery-state.js";
 
 /** A scan that takes longer is abandoned and counted as the source's failure. */
@@ -165,10 +167,16 @@ export class SourceCycle {
   private holdingsOf(record: SourceRecord) {
     const own = <E extends { sourceId: string; fingerprint: string }>(map: Map<string, E>) =>
       new Map([...map].filter(([, e]) => e.sourceId === record.id).map(([name, e]) => [name, e.fingerprint]));
+    const retrying = new Set(
+      [...this.held.quarantined]
+        .filter(([, e]) => e.sourceId === record.id && RETRIED_REASONS.has(reasonCode(e) as QuarantineReason))
+        .map(([name]) => name),
+    );
     return {
       registered: record.registered,
       pending: own(this.held.pending),
       quarantined: own(this.held.quarantined),
+      retrying,
     };
   }
 
@@ -237,6 +245,7 @@ export class SourceCycle {
     action: "register" | "update",
     result: SourceResult,
   ): Promise<void> {
+    const previous = this.held.quarantined.get(found.name);
     this.held.pending.delete(found.name);
     this.held.quarantined.delete(found.name);
     const { settings, clock } = this.deps;
@@ -270,7 +279,7 @@ export class SourceCycle {
       if (action === "register") result.registered += 1;
       else result.updated += 1;
     } catch (error) {
-      this.failed(record, found, error, result);
+      this.failed(record, found, error, result, previous);
     }
   }
 
@@ -286,10 +295,16 @@ export class SourceCycle {
   }
 
   /** Quarantines a failed validation, or drops it (`quarantine_on_failure: false`); rethrows others. */
-  private failed(record: SourceRecord, found: Found, error: unknown, result: SourceResult): void {
+  private failed(
+    record: SourceRecord,
+    found: Found,
+    error: unknown,
+    result: SourceResult,
+    previous?: QuarantineEntry,
+  ): void {
     if (!(error instanceof ValidationFailure)) throw error;
     if (this.deps.settings.quarantineOnFailure) {
-      this.quarantine(record, found.server, found.fingerprint, error.reason, error.detail);
+      this.quarantine(record, found.server, found.fingerprint, error.reason, error.detail, previous);
       result.quarantined += 1;
       return;
     }
@@ -306,13 +321,16 @@ export class SourceCycle {
     fingerprint: string,
     reason: QuarantineReason,
     detail: string,
+    previous?: QuarantineEntry,
   ): void {
-    const now = this.deps.clock.now();
+    const again = previous !== undefined && reasonCode(previous) === reason;
     this.held.quarantined.set(server.name, {
       ...this.entryOf(record, server, fingerprint),
       reason: `${reason}: ${detail}`,
-      quarantinedAt: now,
+      quarantinedAt: again ? previous.quarantinedAt : this.deps.clock.now(),
     });
+    // A retry that fails for the same reason is the same quarantine: announced once.
+    if (again) return;
     this.deps.bus.publish([
       { type: "DiscoveredServerQuarantined", mcp_server_id: server.name, source_id: record.id, reason },
     ]);

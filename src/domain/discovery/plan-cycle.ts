@@ -14,6 +14,11 @@ export interface SourceHoldings {
   readonly pending: ReadonlyMap<string, string>;
   /** Servers of this source held in quarantine. */
   readonly quarantined: ReadonlyMap<string, string>;
+  /**
+   * Quarantined names whose reason passes by itself (a cap, a rate window, an endpoint not up yet):
+   * found again with the same definition, they are tried again rather than left for an operator.
+   */
+  readonly retrying?: ReadonlySet<string>;
 }
 
 export interface PlanSettings {
@@ -66,7 +71,7 @@ export function planCycle(
       continue;
     }
     // Held for an operator with this very definition: nothing to do until they decide.
-    if (quarantined === fingerprint) continue;
+    if (quarantined === fingerprint && !holdings.retrying?.has(name)) continue;
     if (pending === fingerprint) {
       decisions.push({ action: "review", name });
       continue;

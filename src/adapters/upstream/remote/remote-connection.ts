@@ -51,15 +51,19 @@ export class RemoteConnection extends McpSessionConnection {
     });
   }
 
-  /** The trace context goes in HTTP headers (`traceparent`, `tracestate`), not in `_meta`. */
+  /**
+   * The trace context goes in HTTP headers (`traceparent`, `tracestate`) and, as for every
+   * upstream, in `_meta`, so both name the gateway's span (a client's own `_meta.traceparent` is
+   * its parent, never passed on as it is).
+   */
   override callTool(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<ToolCallResult> {
-    const { traceContext, ...rest } = options;
+    const { traceContext } = options;
     if (traceContext === undefined) return super.callTool(name, args, options);
-    return withCallHeaders(traceContext, () => super.callTool(name, args, rest));
+    return withCallHeaders(traceContext, () => super.callTool(name, args, options));
   }
 
   /** Which transport the session uses (`auto` settles on one of them). */

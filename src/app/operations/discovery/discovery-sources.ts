@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RequestRejected } from "../../../domain/errors.js";
+import { discoveryMode } from "../../discovery/discovery-service.js";
 import { defineOperation } from "../../operation.js";
 import { zodValidation } from "../../validation.js";
 import { requireDiscovery } from "./discovery-access.js";
@@ -38,6 +39,8 @@ export const registerDiscoverySource = defineOperation({
     if (missing.length > 0) {
       throw new RequestRejected(400, "missing_fields", `required field(s) absent: ${missing.join(", ")}`);
     }
+    // The mode rule answers first: spec 1 gives a bad mode 400 `invalid_mode`, whatever else is wrong.
+    discoveryMode(body.mode);
     const rest = z.object({ enabled: z.boolean().default(true), config: config.default({}) }).safeParse(body);
     if (!rest.success) throw zodValidation(rest.error);
     return requireDiscovery(services).registerSource({

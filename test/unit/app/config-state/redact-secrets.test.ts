@@ -6,6 +6,29 @@ import {
 } from "../../../../src/app/config-state/redact-secrets.js";
 
 describe("redactSecrets", () => {
+  it("hides credential-shaped strings anywhere, such as tokens in a command's arguments, and keys like passphrase", () => {
+    const document = {
+      mcp_servers: {
+        gh: {
+          command: ["node", "server.js", "--token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
+          args: ["--api-key=sk-live-abcdefghijklmnop1234"],
+          description: "GitHub tools",
+          passphrase: "hunter2",
+        },
+      },
+    };
+    expect(redactSecrets(document)).toEqual({
+      mcp_servers: {
+        gh: {
+          command: ["node", "server.js", "--token", REDACTED],
+          args: [REDACTED],
+          description: "GitHub tools",
+          passphrase: REDACTED,
+        },
+      },
+    });
+  });
+
   it("hides string values of sensitive keys, env and headers maps, URL passwords and sensitive query values", () => {
     const document = {
       persistence: { postgresql: { host: "db", password: "pw", port: 5432 } },
