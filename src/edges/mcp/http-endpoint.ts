@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   type InitializeRequest,
   isInitializeRequest,
@@ -22,6 +21,7 @@ import {
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
 import { replayInitialization } from "./session-restore.js";
+import { SessionTransport } from "./session-transport.js";
 
 export interface McpEndpointOptions {
   /** Browser origins besides loopback ones (`http.allowed_origins`); requests without Origin pass. */
@@ -66,7 +66,7 @@ const TOUCH_FLUSH_MS = 5 * 1000;
 
 interface Session {
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   lastSeen: number;
   /**
    * Who calls: set by the request that opened the session, renewed by every later one (a fresh JWT),
@@ -156,7 +156,7 @@ export class McpHttpEndpoint {
     });
     await server.connect(transport);
     reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, body);
+    await transport.handle(request, reply.raw);
   }
 
   /** A server and transport for session `key`, answering as `identity` says. */
@@ -164,7 +164,7 @@ export class McpHttpEndpoint {
     key: string,
     identity: { caller: Caller },
     onsessioninitialized?: (id: string) => Promise<void>,
-  ): { server: Server; transport: StreamableHTTPServerTransport } {
+  ): { server: Server; transport: SessionTransport } {
     const contextOf = (signal: AbortSignal): RequestContext => ({
       principal: identity.caller.principal,
       authenticated: identity.caller.authenticated,
@@ -177,12 +177,8 @@ export class McpHttpEndpoint {
     const server = this.options.sessionServer
       ? this.options.sessionServer(key, contextOf)
       : createManagementServer(this.services, contextOf);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => key,
-      // Egress sends nothing along a request (no progress, no server requests), so each answer is
-      // one JSON body: cheaper for both sides than an SSE stream carrying one message. The front
-      // door relays upstream progress and requests, and keeps SSE.
-      enableJsonResponse: !this.options.serverStream,
+    const transport = new SessionTransport({
+      sessionId: key,
       ...(onsessioninitialized && { onsessioninitialized }),
     });
     transport.onclose = () => {
@@ -245,7 +241,7 @@ export class McpHttpEndpoint {
       this.pendingSeen.set(id, session.lastSeen / 1000);
     }
     reply.hijack();
-    await session.transport.handleRequest(request.raw, reply.raw, request.body);
+    await session.transport.handle(request, reply.raw);
   }
 
   /**

@@ -1,0 +1,342 @@
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type InitializeRequest,
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type MessageExtraInfo,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** The parts of an HTTP request to `/mcp` the transport reads; the body is already parsed JSON. */
+export interface McpHttpRequest {
+  method: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** Most messages in one batch (the SDK's limit). */
+const MAX_BATCH_SIZE = 100;
+/** A comment line on an idle SSE stream this often keeps proxies from closing it (the SDK's default). */
+const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * One MCP session's streamable HTTP transport (protocol 2025-03-26 and later), served straight on
+ * Node's request and response: the gateway's fastify routes hand it the parsed body, and it writes
+ * the answer itself, without a WHATWG Request and Response per message as the SDK's transport does.
+ *
+ * The answers to a POST's requests go back in one `application/json` body once all are in. If a
+ * message about one of those requests must go first (an upstream's progress notification, or its
+ * sampling, elicitation or roots request relayed by the front door), the answer turns into an SSE
+ * stream at that moment, carrying that message, later ones and the answers; the client accepts
+ * both, as the protocol requires. GET opens the session's stream of server-initiated messages.
+ * Validation, status codes and error messages are those of the SDK's transport (1.x).
+ */
+export class SessionTransport implements Transport {
+  sessionId: string | undefined;
+  onmessage?: Transport["onmessage"];
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+
+  private initialized = false;
+  private closed = false;
+  /** The exchange each unanswered request of this session answers through, by request id. */
+  private readonly exchanges = new Map<RequestId, Exchange>();
+  private standalone: SseStream | undefined;
+
+  constructor(
+    private readonly options: {
+      /** The session's id, taken when the client initializes. */
+      sessionId: string;
+      /** Runs once the session has its id, before the initialize request is handled. */
+      onsessioninitialized?: (sessionId: string) => Promise<void>;
+    },
+  ) {}
+
+  async start(): Promise<void> {}
+
+  /** Answers one HTTP request of this session (POST, GET or DELETE) on `res`. */
+  async handle(request: McpHttpRequest, res: ServerResponse): Promise<void> {
+    if (this.closed) return sendError(res, 404, -32001, "Session not found");
+    if (request.method === "POST") return this.handlePost(request, res);
+    if (request.method === "GET") return this.handleGet(request, res);
+    if (request.method === "DELETE") return this.handleDelete(request, res);
+    sendError(res, 405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" });
+  }
+
+  /**
+   * Brings this transport, connected to a fresh server, into the state of a session initialized
+   * elsewhere: the client's initialize request and `initialized` notification are handed to the
+   * server as if they had arrived here, and the answer is discarded.
+   */
+  async adopt(initialize: InitializeRequest & { jsonrpc: "2.0"; id: RequestId }): Promise<void> {
+    this.sessionId = this.options.sessionId;
+    this.initialized = true;
+    const answer = new Promise<JSONRPCMessage>((resolve) => {
+      this.exchanges.set(initialize.id, { deliver: (message, id) => id !== undefined && resolve(message) });
+    });
+    this.onmessage?.(initialize);
+    const message = await answer;
+    if (isJSONRPCErrorResponse(message))
+      throw new Error(`replayed initialize failed: ${message.error.message}`);
+    this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const answered =
+      isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    const requestId = answered ?? options?.relatedRequestId;
+    if (requestId === undefined) {
+      // A server-initiated message: on the GET stream when one is open, otherwise dropped.
+      this.standalone?.write(message);
+      return;
+    }
+    const exchange = this.exchanges.get(requestId);
+    if (!exchange) {
+      if (this.closed) return;
+      throw new Error(`No connection established for request ID: ${String(requestId)}`);
+    }
+    if (answered !== undefined) this.exchanges.delete(answered);
+    exchange.deliver(message, answered);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const open = new Set(this.exchanges.values());
+    this.exchanges.clear();
+    for (const exchange of open) exchange.abort?.();
+    this.standalone?.end();
+    this.standalone = undefined;
+    this.onclose?.();
+  }
+
+  private async handlePost(request: McpHttpRequest, res: ServerResponse): Promise<void> {
+    const accept = single(request.headers.accept);
+    if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
+      return sendError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      );
+    }
+    if (!isJsonContentType(single(request.headers["content-type"]))) {
+      return sendError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    const body = request.body;
+    if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {
+      return sendError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+    }
+    const messages = parseMessages(body);
+    if (!messages) return sendError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
+
+    if (messages.some(isInitializeRequest)) {
+      if (this.initialized) return sendError(res, 400, -32600, "Invalid Request: Server already initialized");
+      if (messages.length > 1) {
+        return sendError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
+      }
+      this.sessionId = this.options.sessionId;
+      this.initialized = true;
+      await this.options.onsessioninitialized?.(this.sessionId);
+    } else if (this.refusedSession(request, res)) {
+      return;
+    }
+    if (this.closed) return sendError(res, 404, -32001, "Session not found");
+
+    const extra: MessageExtraInfo = { requestInfo: { headers: request.headers } };
+    const requests = messages.filter(isJSONRPCRequest);
+    if (requests.length === 0) {
+      for (const message of messages) this.onmessage?.(message, extra);
+      res.writeHead(202).end();
+      return;
+    }
+    const exchange = new HttpExchange(res, [...new Set(requests.map((r) => r.id))], this.sessionId);
+    for (const { id } of requests) this.exchanges.set(id, exchange);
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  private async handleGet(request: McpHttpRequest, res: ServerResponse): Promise<void> {
+    if (!single(request.headers.accept)?.includes("text/event-stream")) {
+      return sendError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream");
+    }
+    if (this.refusedSession(request, res)) return;
+    if (this.standalone) {
+      return sendError(res, 409, -32000, "Conflict: Only one SSE stream is allowed per session");
+    }
+    const stream = new SseStream(res, this.sessionId);
+    this.standalone = stream;
+    res.once("close", () => {
+      if (this.standalone === stream) this.standalone = undefined;
+    });
+    // Headers go out now: the client's GET resolves on them, long before any message.
+    res.flushHeaders();
+  }
+
+  private async handleDelete(request: McpHttpRequest, res: ServerResponse): Promise<void> {
+    if (this.refusedSession(request, res)) return;
+    res.writeHead(200).end();
+    await this.close();
+  }
+
+  /** Refuses (and answers) a request outside this session or naming an unsupported protocol version. */
+  private refusedSession(request: McpHttpRequest, res: ServerResponse): boolean {
+    if (!this.initialized) {
+      sendError(res, 400, -32000, "Bad Request: Server not initialized");
+      return true;
+    }
+    const sessionId = single(request.headers["mcp-session-id"]);
+    if (!sessionId) {
+      sendError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      return true;
+    }
+    if (sessionId !== this.sessionId) {
+      sendError(res, 404, -32001, "Session not found");
+      return true;
+    }
+    const version = single(request.headers["mcp-protocol-version"]);
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      const supported = SUPPORTED_PROTOCOL_VERSIONS.join(", ");
+      sendError(
+        res,
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supported})`,
+      );
+      return true;
+    }
+    return false;
+  }
+}
+
+/** Where the messages about some requests go; `answered` is set when `message` answers one. */
+interface Exchange {
+  deliver(message: JSONRPCMessage, answered: RequestId | undefined): void;
+  /** The session closed with the exchange's requests unanswered. */
+  abort?(): void;
+}
+
+/** The answer to one POST: a JSON body once every request is answered, or an SSE stream. */
+class HttpExchange implements Exchange {
+  private readonly answers = new Map<RequestId, JSONRPCMessage>();
+  private stream: SseStream | undefined;
+  private gone = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly ids: readonly RequestId[],
+    private readonly sessionId: string | undefined,
+  ) {
+    // The client left: what is still sent about these requests has nowhere to go.
+    res.once("close", () => {
+      this.gone = true;
+      this.stream?.end();
+    });
+  }
+
+  deliver(message: JSONRPCMessage, answered: RequestId | undefined): void {
+    if (this.gone) return;
+    if (answered === undefined) {
+      this.streaming().write(message);
+      return;
+    }
+    this.answers.set(answered, message);
+    const complete = this.answers.size === this.ids.length;
+    if (this.stream) {
+      this.stream.write(message);
+      if (complete) this.stream.end();
+      return;
+    }
+    if (!complete) return;
+    // One request (alone or in a batch of one) is answered by one object, as the SDK does.
+    const body = this.ids.length === 1 ? message : this.ids.map((id) => this.answers.get(id));
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
+    this.res.writeHead(200, headers).end(JSON.stringify(body));
+  }
+
+  abort(): void {
+    if (this.gone) return;
+    if (this.stream) this.stream.end();
+    else if (!this.res.headersSent) sendError(this.res, 404, -32001, "Session not found");
+  }
+
+  /** The SSE stream this answer became, opened on first use with the answers already in. */
+  private streaming(): SseStream {
+    if (!this.stream) {
+      this.stream = new SseStream(this.res, this.sessionId);
+      for (const answer of this.answers.values()) this.stream.write(answer);
+    }
+    return this.stream;
+  }
+}
+
+/** An SSE response carrying JSON-RPC messages as `message` events, kept alive while idle. */
+class SseStream {
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    sessionId: string | undefined,
+  ) {
+    const headers: Record<string, string> = {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    };
+    if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+    res.writeHead(200, headers);
+    this.keepAlive = setInterval(() => this.send(": keepalive\n\n"), KEEP_ALIVE_MS);
+    this.keepAlive.unref();
+    res.once("close", () => clearInterval(this.keepAlive));
+  }
+
+  write(message: JSONRPCMessage): void {
+    this.send(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  end(): void {
+    clearInterval(this.keepAlive);
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private send(chunk: string): void {
+    if (!this.res.writableEnded && !this.res.destroyed) this.res.write(chunk);
+  }
+}
+
+/** The messages of a POST body (one message or a batch), or null when one is not JSON-RPC. */
+function parseMessages(body: unknown): JSONRPCMessage[] | null {
+  const raw = Array.isArray(body) ? body : [body];
+  const messages: JSONRPCMessage[] = [];
+  for (const item of raw) {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) return null;
+    messages.push(parsed.data);
+  }
+  return messages;
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res
+    .writeHead(status, { "content-type": "application/json", ...headers })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+/** A header sent once (Node joins repeated custom headers with a comma). */
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
