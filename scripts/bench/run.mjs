@@ -597,7 +597,7 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   step(`${target.label} with --cpu-prof (profiles in ${relative(ROOT, dir)})`);
-  // sql-count.mjs counts the SQLite statements the gateway prepares; SIGUSR2 marks the workload.
+  // sql-count.mjs counts the SQLite statements the gateway prepares and runs; SIGUSR2 marks the workload.
   const sqlFile = join(dir, "sql-count.json");
   const profiled = { ...ctx, env: { ...ctx.env, BENCH_SQL_COUNT_FILE: sqlFile } };
   const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", dir, "--import", join(BENCH_DIR, "sql-count.mjs")];
@@ -633,8 +633,13 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
   const statements = existsSync(sqlFile) ? JSON.parse(readFileSync(sqlFile, "utf8")) : [];
   const perCall = (count) => Math.round((count / concurrent.calls) * 100) / 100;
   const sql = statements
-    .filter((row) => row.in_workload > 0)
-    .map((row) => ({ per_call: perCall(row.in_workload), sql: row.sql.replace(/\s+/g, " ").slice(0, 140) }));
+    .filter((row) => row.executed_in_workload > 0 || row.prepared_in_workload > 0)
+    .map((row) => ({
+      per_call: perCall(row.executed_in_workload),
+      prepared_per_call: perCall(row.prepared_in_workload),
+      sql: row.sql.replace(/\s+/g, " ").slice(0, 140),
+    }));
+  const sum = (key) => sql.reduce((total, row) => total + row[key], 0).toFixed(2);
   writeFileSync(
     join(dir, "summary.json"),
     `${JSON.stringify({ concurrent, span, sql, summary }, null, 2)}\n`,
@@ -646,7 +651,7 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
         `p50 ${concurrent.latency_ms.p50} ms, p99 ${concurrent.latency_ms.p99} ms, ` +
         `gateway CPU ${concurrent.cpu_ms_per_call.server} ms/call (profiled: slower than unprofiled)`,
       ...formatProfile(summary, 25),
-      `SQLite statements prepared per call (${sql.reduce((total, row) => total + row.per_call, 0).toFixed(2)} in all):`,
+      `SQLite statements run per call (${sum("per_call")} in all; prepared anew: ${sum("prepared_per_call")}):`,
       ...sql.slice(0, 12).map((row) => `  ${row.per_call.toFixed(2).padStart(6)}  ${row.sql}`),
       `profile: ${relative(ROOT, join(dir, files[0]))}`,
     ].join("\n"),

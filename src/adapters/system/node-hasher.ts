@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { Hasher } from "../../app/ports/hasher.js";
 
@@ -12,7 +12,9 @@ import type { Hasher } from "../../app/ports/hasher.js";
  */
 export class NodeHasher implements Hasher {
   sha256Hex(text: string): string {
-    return createHash("sha256").update(text, "utf8").digest("hex");
+    // The one-shot `hash` (Node 20.12) costs a fraction of a `Hash` object: it runs on every
+    // request that carries an API key.
+    return hash("sha256", text, "hex");
   }
 
   canonicalJson(value: unknown): string {

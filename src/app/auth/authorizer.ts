@@ -48,6 +48,11 @@ export class Authorizer {
     { at: number; roles: Promise<{ role: string; scope: string }[]> }
   >();
   private customRoles: { at: number; roles: Promise<Map<string, readonly string[]>> } | null = null;
+  /**
+   * The roles a principal holds, parsed, while the reads they come from are the cached ones: every
+   * request asks, and parsing scopes and grants anew each time costs more than the decision.
+   */
+  private readonly held = new Map<string, HeldRolesEntry>();
 
   constructor(private readonly deps: AuthorizerDeps) {}
 
@@ -60,6 +65,7 @@ export class Authorizer {
   invalidate(): void {
     this.assignments.clear();
     this.customRoles = null;
+    this.held.clear();
   }
 
   async decide(
@@ -103,17 +109,16 @@ export class Authorizer {
   }
 
   /** The roles a principal holds, each with its scope and grants; unknown roles grant nothing. */
-  async heldRoles(principal: Principal): Promise<HeldRole[]> {
-    const [assigned, custom] = await Promise.all([this.assignedRoles(principal.id), this.customRoleGrants()]);
-    const declared = principal.roles.map((role) => ({ role, scope: "global" }));
-    const held: HeldRole[] = [];
-    for (const { role, scope } of [...declared, ...assigned]) {
-      const parsedScope = parseScope(scope);
-      const permissions = isBuiltinRole(role) ? BUILTIN_ROLES[role]?.permissions : custom.get(role);
-      if (!parsedScope || !permissions) continue;
-      held.push({ role, scope: parsedScope, grants: parseGrants(permissions) });
-    }
-    return held;
+  heldRoles(principal: Principal): Promise<readonly HeldRole[]> {
+    const assigned = this.assignedRoles(principal.id);
+    const custom = this.customRoleGrants();
+    const key = `${principal.id}\u0000${principal.roles.join("\u0000")}`;
+    const cached = this.held.get(key);
+    if (cached && cached.assigned === assigned && cached.custom === custom) return cached.roles;
+    const roles = Promise.all([assigned, custom]).then(([a, c]) => resolveHeldRoles(principal.roles, a, c));
+    if (this.held.size >= MAX_HELD_ENTRIES) this.held.clear();
+    this.held.set(key, { assigned, custom, roles });
+    return roles;
   }
 
   private assignedRoles(principalId: string): Promise<{ role: string; scope: string }[]> {
@@ -152,6 +157,32 @@ export class Authorizer {
     this.customRoles = { at: now, roles };
     return roles;
   }
+}
+
+/** Principals whose parsed roles are kept; past it the cache starts again (it refills as asked). */
+const MAX_HELD_ENTRIES = 10_000;
+
+interface HeldRolesEntry {
+  assigned: Promise<{ role: string; scope: string }[]>;
+  custom: Promise<Map<string, readonly string[]>>;
+  roles: Promise<readonly HeldRole[]>;
+}
+
+/** The roles declared with the identity and those assigned, with their scopes and grants parsed. */
+function resolveHeldRoles(
+  declaredRoles: readonly string[],
+  assigned: readonly { role: string; scope: string }[],
+  custom: ReadonlyMap<string, readonly string[]>,
+): HeldRole[] {
+  const declared = declaredRoles.map((role) => ({ role, scope: "global" }));
+  const held: HeldRole[] = [];
+  for (const { role, scope } of [...declared, ...assigned]) {
+    const parsedScope = parseScope(scope);
+    const permissions = isBuiltinRole(role) ? BUILTIN_ROLES[role]?.permissions : custom.get(role);
+    if (!parsedScope || !permissions) continue;
+    held.push({ role, scope: parsedScope, grants: parseGrants(permissions) });
+  }
+  return held;
 }
 
 function denied(): Decision {

@@ -24,7 +24,8 @@ export class TrustedProxies {
    */
   clientAddress(request: FastifyRequest): string {
     const peer = request.socket.remoteAddress ?? "unknown";
-    if (!this.trusts(peer)) return peer;
+    // Without trusted proxies (the default) the peer is the client: nothing to parse.
+    if (this.networks.length === 0 || !this.trusts(peer)) return peer;
     const header = request.headers["x-forwarded-for"];
     const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
       .split(",")

@@ -109,7 +109,7 @@ export class McpHttpEndpoint {
   mount(app: FastifyInstance, path = "/mcp"): void {
     // DNS-rebinding protection comes first, for every method (spec: a foreign Host or Origin is 403).
     app.addHook("onRequest", async (request, reply) => {
-      if (request.url.split("?")[0] !== path) return;
+      if (request.routeOptions.url !== path) return;
       const refusal = this.foreign(request);
       if (refusal) return reply.status(403).send(rpcError(-32000, refusal));
     });

@@ -11,6 +11,8 @@ export interface SqliteOptions {
 
 /** Waits this long for a lock held by another connection before failing a write. */
 const BUSY_TIMEOUT_MS = 5_000;
+/** Prepared statements kept per connection (the least recently used goes first). */
+const STATEMENT_CACHE_SIZE = 256;
 
 /**
  * Opens (creating folder and file when missing) a SQLite database in WAL mode and migrates it.
@@ -29,7 +31,7 @@ export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<D
     database.close();
     throw error;
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   try {
     await migrateToLatest(db as Kysely<unknown>, "sqlite");
   } catch (error) {
@@ -37,4 +39,32 @@ export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<D
     throw error;
   }
   return { db, dialect: "sqlite", description: `sqlite ${options.path}`, close: () => db.destroy() };
+}
+
+/**
+ * Keeps the connection's prepared statements by SQL text. Kysely asks for a statement anew for
+ * every query, and preparing (parsing and planning) costs more than running the small statements
+ * of the call path: the event store's `begin immediate`, `commit` and inserts. Reusing a statement
+ * is safe because Kysely runs one query at a time on its single SQLite connection (a statement
+ * being iterated is never asked for again before the iteration ends), and SQLite re-prepares a
+ * kept statement by itself after a schema change.
+ */
+export function withStatementCache(
+  database: Database.Database,
+  size = STATEMENT_CACHE_SIZE,
+): Database.Database {
+  const prepare = database.prepare.bind(database);
+  const statements = new Map<string, Database.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (statement) {
+      statements.delete(source);
+    } else {
+      statement = prepare(source);
+      if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+    }
+    statements.set(source, statement);
+    return statement;
+  }) as Database.Database["prepare"];
+  return database;
 }

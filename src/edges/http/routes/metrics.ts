@@ -17,13 +17,14 @@ const METRICS_PERMISSION = "metrics:read";
 export function registerRequestMetrics(app: FastifyInstance, services: AppServices): void {
   const metrics = services.metrics;
   if (!metrics) return;
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     metrics.observeHttpRequest({
       method: request.method,
       route: request.routeOptions.url ?? "unmatched",
       status_code: reply.statusCode,
       duration_seconds: reply.elapsedTime / 1000,
     });
+    done();
   });
 }
 
