@@ -71,7 +71,27 @@ export function writeMessage(
   connected: boolean,
 ): Promise<void> {
   if (!stream || !connected || !stream.writable) return Promise.reject(new Error("Not connected"));
+  coalesceWrites(stream);
   return new Promise((resolve, reject) => {
     stream.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+/** Streams holding back their writes until the current turn of the event loop ends. */
+const holding = new WeakSet<Writable>();
+
+/**
+ * Holds a stream's writes until the event loop has run every callback that is ready (the calls
+ * of concurrent clients arrive in one turn), then writes them at once: one system call, and one
+ * wake-up of the server, for all the messages of that turn instead of one per message. A lone
+ * message waits only for the end of the turn it was written in.
+ */
+function coalesceWrites(stream: Writable): void {
+  if (holding.has(stream)) return;
+  holding.add(stream);
+  stream.cork();
+  setImmediate(() => {
+    holding.delete(stream);
+    stream.uncork();
   });
 }
