@@ -108,10 +108,10 @@ export class McpHttpEndpoint {
 
   mount(app: FastifyInstance, path = "/mcp"): void {
     // DNS-rebinding protection comes first, for every method (spec: a foreign Host or Origin is 403).
-    app.addHook("onRequest", async (request, reply) => {
-      if (request.routeOptions.url !== path) return;
-      const refusal = this.foreign(request);
-      if (refusal) return reply.status(403).send(rpcError(-32000, refusal));
+    app.addHook("onRequest", (request, reply, done) => {
+      const refusal = request.routeOptions.url === path ? this.foreign(request) : null;
+      if (refusal) reply.status(403).send(rpcError(-32000, refusal));
+      else done();
     });
     app.post(path, (request, reply) => this.handlePost(request, reply));
     app.delete(path, (request, reply) => this.handleExisting(request, reply));

@@ -100,13 +100,21 @@ export function registerAuthentication(
   prefix: string,
 ): void {
   app.decorateRequest("caller", null);
-  app.addHook("onRequest", async (request, reply) => {
+  // A plain hook decides which requests need authentication, so that the others (`/mcp`, which
+  // authenticates itself, and the public routes) cost no promise.
+  app.addHook("onRequest", (request, reply, done) => {
     const url = request.routeOptions.url;
-    if (url === undefined || !url.startsWith(`${prefix}/`)) return;
+    if (url === undefined || !url.startsWith(`${prefix}/`)) return done();
     const path = url.slice(prefix.length);
-    if (PUBLIC.test(path) || path === "/ws/events") return;
+    if (PUBLIC.test(path) || path === "/ws/events") return done();
+    admit(request, reply, path).then((admitted) => {
+      if (admitted) done();
+    }, done);
+  });
+  /** Whether the request may go on; when not, its refusal was sent. */
+  const admit = async (request: FastifyRequest, reply: FastifyReply, path: string): Promise<boolean> => {
     const outcome = await authenticateRequest(request, auth);
-    if (!outcome.ok) return sendAuthenticationFailure(reply, outcome, auth);
+    if (!outcome.ok) return refuse(sendAuthenticationFailure(reply, outcome, auth));
     const caller: Caller = {
       principal: outcome.principal,
       authenticated: outcome.authenticated,
@@ -114,23 +122,33 @@ export function registerAuthentication(
     };
     request.caller = caller;
     const rule = routePermission(request.method, path);
-    if (!rule) return deny(reply, "this route is not permitted");
+    if (!rule) return refuse(deny(reply, "this route is not permitted"));
     const requirement = rule.requirement;
     if (requirement.kind === "authenticated") {
-      if (caller.authenticated) return;
-      return sendAuthenticationFailure(reply, { ok: false, message: NO_CREDENTIALS, method: "none" }, auth);
+      if (caller.authenticated) return true;
+      return refuse(
+        sendAuthenticationFailure(reply, { ok: false, message: NO_CREDENTIALS, method: "none" }, auth),
+      );
     }
     if (requirement.kind === "admin") {
-      if (await services.authorizer.isAdmin(caller.principal)) return;
-      return deny(reply, "admin role required");
+      if (await services.authorizer.isAdmin(caller.principal)) return true;
+      return refuse(deny(reply, "admin role required"));
     }
     const decision = await services.authorizer.decide(caller.principal, requirement.permissions, {
       tenantAware: rule.tenantAware,
       route: `${request.method} ${path}`,
     });
-    if (!decision.allowed) return deny(reply, `${requirement.permissions.join(" and ")} permission required`);
+    if (!decision.allowed) {
+      return refuse(deny(reply, `${requirement.permissions.join(" and ")} permission required`));
+    }
     if (decision.tenant !== null) caller.confinedTo = decision.tenant;
-  });
+    return true;
+  };
+}
+
+/** A request stopped by the refusal just sent. */
+function refuse(_sent: FastifyReply): false {
+  return false;
 }
 
 function deny(reply: FastifyReply, message: string): FastifyReply {
