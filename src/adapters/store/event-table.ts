@@ -2,12 +2,11 @@ import { type Kysely, sql } from "kysely";
 import type { ReadAllOptions, ReadStreamOptions, StoredEvent } from "../../app/ports/event-store.js";
 import type { DomainEvent } from "../../domain/events.js";
 import type { AppendGroup } from "./batching-appender.js";
-import type { SqlDialectName } from "./sql-store.js";
 
 /**
- * The `events` table, identical in both dialects (migration `0001_events` of each), and the
- * queries both SQL event stores run on it: only how a batch transaction starts differs between
- * them (see sqlite-event-store.ts and postgres-event-store.ts).
+ * The `events` table, identical in both dialects (migration `0001_events` of each), the reads both
+ * SQL event stores run on it, how a batch's rows are numbered, and PostgreSQL's batch insert
+ * (SQLite writes its batches with prepared statements: sqlite/sqlite-batch-writer.ts).
  */
 export interface EventsTable {
   /** Global commit order from 1, gap-free; assigned as `max + 1` by the single writer of the moment. */
@@ -40,72 +39,79 @@ const STATEMENT_CHUNK = 1_000;
 
 /**
  * Writes one batch inside a transaction the caller opened while holding the table's write lock
- * (SQLite `BEGIN IMMEDIATE`, PostgreSQL advisory lock), so that nobody else assigns positions or
- * versions until this transaction ends. On a retry (`attempt > 1`) events already stored, or
+ * (PostgreSQL's advisory lock), so that nobody else assigns positions or versions until this
+ * transaction ends. On a retry (`attempt > 1`) events already stored, or
  * repeated within the batch, are skipped by `event_id`: the previous attempt may have committed
  * without our hearing of it.
  */
 export async function insertBatch(
   trx: Kysely<EventTables>,
-  dialect: SqlDialectName,
   batch: readonly AppendGroup[],
   attempt: number,
 ): Promise<void> {
-  const groups = attempt > 1 ? await withoutStored(trx, batch) : batch;
+  const groups = attempt > 1 ? withoutStored(batch, await storedIds(trx, batch)) : batch;
   if (groups.every((group) => group.events.length === 0)) return;
 
   const last = await trx
     .selectFrom("events")
     .select((eb) => eb.fn.max("position").as("last"))
     .executeTakeFirst();
-  let position = Number(last?.last ?? 0);
-
-  const versions = await currentVersions(trx, [...new Set(groups.map((g) => g.streamId))], dialect);
-
-  const rows: EventsTable[] = [];
-  for (const group of groups) {
-    let version = versions.get(group.streamId) ?? 0;
-    for (const event of group.events) {
-      rows.push({ position: ++position, stream_id: group.streamId, stream_version: ++version, ...event });
-    }
-    versions.set(group.streamId, version);
-  }
+  const versions = await currentVersions(trx, [...new Set(groups.map((g) => g.streamId))]);
+  const rows = numberRows(groups, Number(last?.last ?? 0), versions);
   for (const part of chunks(rows)) await trx.insertInto("events").values(part).execute();
 }
 
 /**
- * The last version of each stream, one index seek per stream: a correlated `max()` per id, which
- * both dialects answer from the end of the (stream_id, stream_version) index. The plainer
- * `max(stream_version) ... where stream_id in (...) group by stream_id` reads every index entry
- * of those streams instead, so its cost would grow with the streams' length. The ids travel as one
- * parameter (a JSON array for SQLite, a text[] for PostgreSQL), whatever their number.
+ * The last version of each stream, one index seek per stream: a correlated `max()` per id, answered
+ * from the end of the (stream_id, stream_version) index. The plainer `max(stream_version) ... where
+ * stream_id in (...) group by stream_id` reads every index entry of those streams instead, so its
+ * cost would grow with the streams' length. The ids travel as one text[] parameter, whatever
+ * their number.
  */
 async function currentVersions(
   trx: Kysely<EventTables>,
   streamIds: readonly string[],
-  dialect: SqlDialectName,
 ): Promise<Map<string, number>> {
-  const query =
-    dialect === "sqlite"
-      ? sql<{ stream_id: string; version: number | null }>`select ids.value as stream_id,
-          (select max(e.stream_version) from events e where e.stream_id = ids.value) as version
-          from json_each(${JSON.stringify(streamIds)}) as ids`
-      : sql<{ stream_id: string; version: number | null }>`select ids.id as stream_id,
-          (select max(e.stream_version) from events e where e.stream_id = ids.id) as version
-          from unnest(${streamIds}::text[]) as ids(id)`;
-  const { rows } = await query.execute(trx);
+  const { rows } = await sql<{ stream_id: string; version: number | null }>`select ids.id as stream_id,
+      (select max(e.stream_version) from events e where e.stream_id = ids.id) as version
+      from unnest(${streamIds}::text[]) as ids(id)`.execute(trx);
   return new Map(rows.map((row) => [row.stream_id, Number(row.version ?? 0)]));
 }
 
-async function withoutStored(
-  trx: Kysely<EventTables>,
-  batch: readonly AppendGroup[],
-): Promise<AppendGroup[]> {
-  const seen = new Set<string>();
+async function storedIds(trx: Kysely<EventTables>, batch: readonly AppendGroup[]): Promise<Set<string>> {
+  const stored = new Set<string>();
   for (const ids of chunks(batch.flatMap((g) => g.events.map((e) => e.event_id)))) {
     const rows = await trx.selectFrom("events").select("event_id").where("event_id", "in", ids).execute();
-    for (const row of rows) seen.add(row.event_id);
+    for (const row of rows) stored.add(row.event_id);
   }
+  return stored;
+}
+
+/**
+ * The rows of a batch: positions follow `lastPosition` in batch order, and each stream's versions
+ * follow its current one (`versions`, by stream id; absent is 0).
+ */
+export function numberRows(
+  groups: readonly AppendGroup[],
+  lastPosition: number,
+  versions: ReadonlyMap<string, number>,
+): EventsTable[] {
+  let position = lastPosition;
+  const next = new Map(versions);
+  const rows: EventsTable[] = [];
+  for (const group of groups) {
+    let version = next.get(group.streamId) ?? 0;
+    for (const event of group.events) {
+      rows.push({ position: ++position, stream_id: group.streamId, stream_version: ++version, ...event });
+    }
+    next.set(group.streamId, version);
+  }
+  return rows;
+}
+
+/** A retried batch without the events already stored (`stored` ids) or repeated within it. */
+export function withoutStored(batch: readonly AppendGroup[], stored: ReadonlySet<string>): AppendGroup[] {
+  const seen = new Set(stored);
   return batch.map((group) => ({
     streamId: group.streamId,
     events: group.events.filter((event) => {

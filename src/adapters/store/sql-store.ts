@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type Database from "better-sqlite3";
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
 export type SqlDialectName = "sqlite" | "postgres";
@@ -15,6 +16,11 @@ export interface SqlStore<DB = unknown> {
   readonly dialect: SqlDialectName;
   /** A short description for logs (`sqlite data/events.db`, `postgresql db@host`), never a password. */
   readonly description: string;
+  /**
+   * SQLite only: the connection under `db`, for statements run without Kysely (the event store's
+   * batch writes). Use it only while holding Kysely's connection (`db.connection().execute`).
+   */
+  readonly sqlite?: Database.Database;
   close(): Promise<void>;
 }
 

@@ -39,7 +39,7 @@ export class PostgresEventStore extends SqlEventStore {
         await sql`select pg_advisory_xact_lock(${sql.lit(APPEND_LOCK_CLASS)}, 'events'::regclass::oid::int4)`.execute(
           trx,
         );
-        await insertBatch(trx, "postgres", batch, attempt);
+        await insertBatch(trx, batch, attempt);
       });
   }
 }

@@ -38,7 +38,13 @@ export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<D
     await db.destroy();
     throw error;
   }
-  return { db, dialect: "sqlite", description: `sqlite ${options.path}`, close: () => db.destroy() };
+  return {
+    db,
+    dialect: "sqlite",
+    description: `sqlite ${options.path}`,
+    sqlite: database,
+    close: () => db.destroy(),
+  };
 }
 
 /**
