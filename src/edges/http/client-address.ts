@@ -1,6 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import { type Cidr, cidrContains, type IpAddress, parseCidr, parseIp } from "../../domain/policy/ssrf.js";
 
+/** Addresses whose verdict is remembered; past it the memory starts again. */
+const MAX_REMEMBERED_ADDRESSES = 4_096;
+
 /** Who may speak for the client through `X-Forwarded-For` (`MCP_TRUSTED_PROXIES`). */
 export class TrustedProxies {
   private readonly networks: Cidr[];
@@ -12,9 +15,18 @@ export class TrustedProxies {
       .filter((cidr) => cidr !== undefined);
   }
 
+  /** Verdicts by address text: a gateway hears from few peers, and parsing one costs more than the lookup. */
+  private readonly verdicts = new Map<string, boolean>();
+
   trusts(address: string): boolean {
-    const ip = toIp(address);
-    return ip !== undefined && this.networks.some((network) => cidrContains(network, ip));
+    let verdict = this.verdicts.get(address);
+    if (verdict === undefined) {
+      const ip = toIp(address);
+      verdict = ip !== undefined && this.networks.some((network) => cidrContains(network, ip));
+      if (this.verdicts.size >= MAX_REMEMBERED_ADDRESSES) this.verdicts.clear();
+      this.verdicts.set(address, verdict);
+    }
+    return verdict;
   }
 
   /**
@@ -24,8 +36,7 @@ export class TrustedProxies {
    */
   clientAddress(request: FastifyRequest): string {
     const peer = request.socket.remoteAddress ?? "unknown";
-    // Without trusted proxies (the default) the peer is the client: nothing to parse.
-    if (this.networks.length === 0 || !this.trusts(peer)) return peer;
+    if (!this.trusts(peer)) return peer;
     const header = request.headers["x-forwarded-for"];
     const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
       .split(",")
