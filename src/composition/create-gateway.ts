@@ -86,6 +86,11 @@ export interface GatewayOptions {
    */
   configPath?: string;
   /**
+   * The values of `configPath` as written, before defaults, as the loader read them (for the reload
+   * diff's explicit-null rule); read from the file again when absent.
+   */
+  configRaw?: unknown;
+  /**
    * The file `POST /config/backup` and `GET /config/diff` act on; by default `MCP_CONFIG` of `env`,
    * else `config.yaml` in the working directory (spec 1 "Configuration"), never `configPath`.
    * Used only when the gateway was started from a file (`configPath`).
@@ -413,7 +418,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const reloader = options.configPath
     ? new FileConfigReloader({
         path: options.configPath,
-        current: { config, raw: readRawConfig(options.configPath) },
+        current: {
+          config,
+          raw: "configRaw" in options ? options.configRaw : readRawConfig(options.configPath),
+        },
         fleet,
         invoker,
         groups,

@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { EventBus } from "../app/event-bus.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { InvokerLimits, ToolInvoker } from "../app/fleet/tool-invoker.js";
@@ -190,7 +189,7 @@ export class FileConfigReloader implements ConfigReloader, RunningConfig {
       throw new Error(`cannot read ${path}: ${(error as Error).message}`);
     }
     const loaded = parseConfig(text, { sourceName: path, ...(this.deps.env && { env: this.deps.env }) });
-    return { config: loaded.config, raw: parseYaml(text, { merge: true }) };
+    return { config: loaded.config, raw: loaded.raw };
   }
 
   /** Everything that could refuse the new configuration, before anything changes. */

@@ -57,7 +57,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
       logger,
       env: loaded.env,
       configDir,
-      ...(loaded.path && { configPath: loaded.path }),
+      ...(loaded.path && { configPath: loaded.path, configRaw: loaded.raw }),
     });
   } catch (error) {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

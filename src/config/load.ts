@@ -109,6 +109,8 @@ export interface LoadedConfig {
   readonly path: string | null;
   readonly warnings: readonly ConfigIssue[];
   readonly env: EnvSettings;
+  /** The text's values as written, before defaults (the reload diff tells explicit nulls from it). */
+  readonly raw: unknown;
 }
 
 export interface ParseOptions {
@@ -183,7 +185,7 @@ function parseText(text: string, options: ParseOptions, path: string | null): Lo
     throw new ConfigValidationError(errors, outcome.warnings, sourceName);
   }
   applyOverrides(outcome.config, yaml.value, overrides);
-  return { config: deepFreeze(outcome.config), path, warnings: outcome.warnings, env: settings };
+  return { config: deepFreeze(outcome.config), path, warnings: outcome.warnings, env: settings, raw: yaml.value };
 }
 
 function readConfigFile(resolved: ResolvedConfigPath): string {
