@@ -185,7 +185,13 @@ function parseText(text: string, options: ParseOptions, path: string | null): Lo
     throw new ConfigValidationError(errors, outcome.warnings, sourceName);
   }
   applyOverrides(outcome.config, yaml.value, overrides);
-  return { config: deepFreeze(outcome.config), path, warnings: outcome.warnings, env: settings, raw: yaml.value };
+  return {
+    config: deepFreeze(outcome.config),
+    path,
+    warnings: outcome.warnings,
+    env: settings,
+    raw: yaml.value,
+  };
 }
 
 function readConfigFile(resolved: ResolvedConfigPath): string {
