@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
-import { runBootstrapAdmin } from "./composition/bootstrap-admin.js";
-import { runConfigCheck } from "./composition/config-check.js";
-import { runServe } from "./composition/serve.js";
 import { VERSION } from "./composition/version.js";
+
+// Each command imports what it runs when it runs: `--help`, `version` and `config check` start
+// without loading the gateway.
 
 const program = new Command();
 program
@@ -30,6 +30,7 @@ program
   .option("--json-logs", "write logs as JSON lines")
   .action(async (options) => {
     const globals = program.opts<{ config?: string }>();
+    const { runServe } = await import("./composition/serve.js");
     const code = await runServe({
       configPath: options.config ?? globals.config,
       transport: options.stdio ? "stdio" : "http",
@@ -50,8 +51,9 @@ config
     "validate the configuration file strictly (unknown keys are errors); exit 0 when valid, 1 otherwise",
   )
   .option("-c, --config <file>", "configuration file")
-  .action((options) => {
+  .action(async (options) => {
     const globals = program.opts<{ config?: string }>();
+    const { runConfigCheck } = await import("./composition/config-check.js");
     process.exitCode = runConfigCheck(options.config ?? globals.config);
   });
 
@@ -67,6 +69,7 @@ auth
   .option("--show-key", "create the API key and print it once on stdout (required when OIDC is off)")
   .action(async (options) => {
     const globals = program.opts<{ config?: string }>();
+    const { runBootstrapAdmin } = await import("./composition/bootstrap-admin.js");
     process.exitCode = await runBootstrapAdmin({
       configPath: options.config ?? globals.config,
       principal: options.principal,
