@@ -79,9 +79,6 @@ describe("the conformance baseline rules", () => {
   });
 });
 
-/** Scenarios whose upstream sends the client a request (sampling, elicitation) during a call. */
-const ASKS_THE_CLIENT = /sampling|elicitation/;
-
 describe("the MCP conformance suite", () => {
   let scenarios: string[];
   let baseline: BaselineEntry[];
@@ -92,9 +89,8 @@ describe("the MCP conformance suite", () => {
     scenarios = await listServerScenarios();
     fixtureHttp = await startFixtureHttp();
     fixtureResults = await runSuite(fixtureHttp.value, scenarios);
-    // Every scenario is a process of its own: on two cores shared with the other test files the
-    // whole suite has taken over a minute.
-  }, 180_000);
+    // Room for the suite's own bound (90 s) on two cores shared with the other test files.
+  }, 120_000);
 
   afterAll(async () => {
     await fixtureHttp?.stop();
@@ -163,19 +159,7 @@ describe("the MCP conformance suite", () => {
     const airlock = await startFrontDoorAirlock();
     let gatewayResults: SuiteResults;
     try {
-      // An upstream's sampling or elicitation request names no client request, so the front door
-      // sends it along the relayed request to that upstream that started last and still runs
-      // (docs/front-door.md). Scenarios sharing the one upstream concurrently would make that some
-      // other scenario's request: those that ask the client something run alone, after the rest.
-      const asking = scenarios.filter((scenario) => ASKS_THE_CLIENT.test(scenario));
-      const rest = await runSuite(
-        airlock.mcpUrl,
-        scenarios.filter((scenario) => !asking.includes(scenario)),
-      );
-      const alone = await runSuite(airlock.mcpUrl, asking, { concurrency: 1 });
-      gatewayResults = new Map(
-        scenarios.map((scenario) => [scenario, (rest.get(scenario) ?? alone.get(scenario))!]),
-      );
+      gatewayResults = await runSuite(airlock.mcpUrl, scenarios);
     } finally {
       await airlock.stop();
     }
@@ -185,5 +169,5 @@ describe("the MCP conformance suite", () => {
       "scenarios the fixture passes alone but Airlock fails (fix Airlock, or classify them in test/conformance/expected-failures.json)",
     ).toEqual([]);
     expect(judgement.staleEntries, "stale baseline entries (remove them)").toEqual([]);
-  }, 150_000);
+  }, 120_000);
 });

@@ -31,18 +31,12 @@ export interface ScenarioResult {
 
 export type SuiteResults = ReadonlyMap<string, ScenarioResult>;
 
-export interface RunOptions {
-  /** Scenario processes run at once. Each is a short-lived MCP client; four keep two cores busy. */
-  concurrency?: number;
-  /**
-   * A scenario still running after this is killed and failed. The suite's client waits 60 s for a
-   * response by default, so a request the server never answers would otherwise cost a minute.
-   */
-  scenarioTimeoutMs?: number;
-}
-
-const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_SCENARIO_TIMEOUT_MS = 20_000;
+/**
+ * The whole suite's run is killed and every scenario without a result failed after this. The
+ * suite's client waits 60 s for a response by default, so a request the server never answers
+ * would otherwise hold the run for a minute per scenario.
+ */
+const SUITE_TIMEOUT_MS = 90_000;
 
 interface CliRun {
   code: number | null;
@@ -85,22 +79,35 @@ export async function listServerScenarios(): Promise<string[]> {
   return names;
 }
 
-/** Runs one server scenario against `url` and reads its `checks.json`. */
-export async function runScenario(
-  url: string,
-  scenario: string,
+/**
+ * Runs every scenario of the installed suite (`--suite all`, pending ones included) against `url`
+ * in one suite process, one scenario after another, and reads each listed scenario's
+ * `checks.json`. One process instead of one per scenario: starting the suite's CLI costs more
+ * than most scenarios, and one at a time no two scenarios share the server at once.
+ */
+export async function runSuite(url: string, scenarios: readonly string[]): Promise<SuiteResults> {
+  const outputRoot = mkdtempSync(join(tmpdir(), "airlock-conformance-"));
+  try {
+    const run = await runCli(["server", "--url", url, "--suite", "all", "-o", outputRoot], SUITE_TIMEOUT_MS);
+    const written = readdirSync(outputRoot);
+    return new Map(scenarios.map((scenario) => [scenario, readResult(outputRoot, written, scenario, run)]));
+  } finally {
+    rmSync(outputRoot, { recursive: true, force: true });
+  }
+}
+
+/** A scenario's outcome from the `server-<scenario>-<timestamp>/checks.json` the suite wrote. */
+function readResult(
   outputRoot: string,
-  timeoutMs = DEFAULT_SCENARIO_TIMEOUT_MS,
-): Promise<ScenarioResult> {
-  const outputDir = join(outputRoot, scenario);
-  const run = await runCli(["server", "--url", url, "--scenario", scenario, "-o", outputDir], timeoutMs);
-  // The suite writes <output>/server-<scenario>-<timestamp>/checks.json once the scenario ends.
-  const resultDir = existsSync(outputDir)
-    ? readdirSync(outputDir).find((name) => name.startsWith(`server-${scenario}-`))
-    : undefined;
-  const checksFile = resultDir ? join(outputDir, resultDir, "checks.json") : undefined;
+  written: readonly string[],
+  scenario: string,
+  run: CliRun,
+): ScenarioResult {
+  // `server-tools-call-<timestamp>` must not be taken for `tools-call-sampling`: a timestamp follows.
+  const resultDir = written.find((name) => new RegExp(`^server-${scenario}-\\d`).test(name));
+  const checksFile = resultDir ? join(outputRoot, resultDir, "checks.json") : undefined;
   if (!checksFile || !existsSync(checksFile)) {
-    const why = run.timedOut ? `timed out after ${timeoutMs} ms` : `exit ${run.code}`;
+    const why = run.timedOut ? `the suite timed out after ${SUITE_TIMEOUT_MS} ms` : `suite exit ${run.code}`;
     const tail = run.output.trim().split("\n").slice(-5).join(" | ");
     return { scenario, passed: false, checks: [], problems: [`no result (${why}): ${tail}`] };
   }
@@ -110,29 +117,6 @@ export async function runScenario(
     .map((check) => `${check.id} ${check.status}${check.errorMessage ? `: ${check.errorMessage}` : ""}`);
   if (checks.length === 0) problems.push("the scenario reported no check");
   return { scenario, passed: problems.length === 0, checks, problems };
-}
-
-/** Runs every scenario against `url`, a few at a time, each in its own suite process. */
-export async function runSuite(
-  url: string,
-  scenarios: readonly string[],
-  options: RunOptions = {},
-): Promise<SuiteResults> {
-  const outputRoot = mkdtempSync(join(tmpdir(), "airlock-conformance-"));
-  const results = new Map<string, ScenarioResult>();
-  const queue = [...scenarios];
-  const worker = async () => {
-    for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) {
-      results.set(scenario, await runScenario(url, scenario, outputRoot, options.scenarioTimeoutMs));
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, worker));
-  } finally {
-    rmSync(outputRoot, { recursive: true, force: true });
-  }
-  // In the order the suite lists them, for readable reports.
-  return new Map(scenarios.map((scenario) => [scenario, results.get(scenario)!]));
 }
 
 export function passing(results: SuiteResults): string[] {
