@@ -3,14 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatewayHealth } from "../../src/app/operations/gateway-health.js";
-import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
+import type { Gateway } from "../../src/composition/create-gateway.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createApiKey } from "../support/api-keys.js";
-import { ARITHMETIC, waitFor } from "../support/gateway.js";
+import { ARITHMETIC, startTestGateway, waitFor } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 
 const YAML = `
@@ -19,18 +17,7 @@ mcp_servers:
     command: [node, ${JSON.stringify(ARITHMETIC)}]
 `;
 
-async function boot(yaml: string, env: Record<string, string> = {}) {
-  const { config, env: settings } = parseConfig(yaml, { env: { PATH: process.env.PATH, ...env } });
-  const gateway = await createGateway({
-    config,
-    env: settings,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-  });
-  const app = await gateway.http();
-  return { gateway, app };
-}
+const boot = startTestGateway;
 
 describe("metrics and compliance export through a running gateway", () => {
   const dir = mkdtempSync(join(tmpdir(), "airlock-observability-"));

@@ -1,10 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
-import { parseConfig } from "../../src/config/load.js";
-import { fleetYaml, type TestGateway } from "../support/gateway.js";
+import { fleetYaml, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 
 /**
@@ -28,29 +24,10 @@ afterEach(async () => {
 
 /** A gateway wired as `serve` wires it, listening on loopback, with an MCP client connected. */
 async function start(extraYaml: string, env: Record<string, string> = {}): Promise<Running> {
-  const { config, env: settings } = parseConfig(fleetYaml(extraYaml), {
-    env: { PATH: process.env.PATH, ...env },
-  });
-  const gateway = await createGateway({
-    config,
-    env: settings,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-  });
-  const app = await gateway.http();
+  const { gateway, app, close } = await startTestGateway(fleetYaml(extraYaml), env);
   const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
   const client = await connectHttp(baseUrl);
-  running = {
-    gateway,
-    app,
-    baseUrl,
-    client,
-    async close() {
-      await app.close();
-      await gateway.shutdown();
-    },
-  };
+  running = { gateway, app, baseUrl, client, close };
   return running;
 }
 

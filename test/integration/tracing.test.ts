@@ -3,13 +3,9 @@ import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createGateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
-import { parseConfig } from "../../src/config/load.js";
-import { waitFor } from "../support/gateway.js";
+import { startTestGateway, waitFor } from "../support/gateway.js";
 import { callJson, connectHttp, type ToolResult } from "../support/mcp-client.js";
 import { type CollectedSpan, startOtlpCollector } from "../support/otlp-collector.js";
 
@@ -96,18 +92,10 @@ async function runCalls(
 ) {
   const collector = await startOtlpCollector();
   const remote = await startRecordingHttpServer();
-  const { config, env: settings } = parseConfig(
+  const { app, close } = await startTestGateway(
     yaml(remote.url, tracing.replaceAll("COLLECTOR", collector.endpoint)),
-    { env: { PATH: process.env.PATH, ...env } },
+    env,
   );
-  const gateway = await createGateway({
-    config,
-    env: settings,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-  });
-  const app = await gateway.http();
   let client: Client | undefined;
   try {
     client = await connectHttp(await app.listen({ host: "127.0.0.1", port: 0 }));
@@ -115,8 +103,7 @@ async function runCalls(
     return { collector, remote, results: json.results as Outcome[] };
   } finally {
     await client?.close();
-    await app.close();
-    await gateway.shutdown();
+    await close();
     await collector.close();
     await remote.close();
   }
@@ -242,25 +229,14 @@ describe("tracing on the front door", () => {
 
   it("continues the caller's trace from _meta and keeps the caller's other _meta keys for the upstream", async () => {
     const collector = await startOtlpCollector();
-    const { config, env } = parseConfig(
-      `
+    const { gateway, app, close } = await startTestGateway(`
 tool_access: {mode: front_door}
 mcp_servers:
   echo:
     command: [node, ${JSON.stringify(META_ECHO)}]
 observability:
   tracing: {otlp_endpoint: "${collector.endpoint}/"}
-`,
-      { env: { PATH: process.env.PATH } },
-    );
-    const gateway = await createGateway({
-      config,
-      env,
-      logger: pino({ level: "silent" }),
-      instanceLabel: "test",
-      storage: memoryStorage(),
-    });
-    const app = await gateway.http();
+`);
     let client: Client | undefined;
     let meta: Record<string, unknown> | null = null;
     try {
@@ -279,8 +255,7 @@ observability:
       meta = JSON.parse(result.content[0]?.text ?? "null");
     } finally {
       await client?.close();
-      await app.close();
-      await gateway.shutdown();
+      await close();
       await collector.close();
     }
     const span = spanOf(collector.spans, "echo", "meta");

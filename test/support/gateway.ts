@@ -33,12 +33,18 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A gateway wired exactly as `serve` wires it, from YAML text, with its HTTP app (not listening). */
-export async function startTestGateway(yaml = fleetYaml()): Promise<TestGateway> {
-  const { config, env } = parseConfig(yaml, { env: { PATH: process.env.PATH } });
+/**
+ * A gateway wired exactly as `serve` wires it, from YAML text, with its HTTP app (not listening).
+ * `env` holds environment variables (`MCP_*` settings) read besides `PATH`.
+ */
+export async function startTestGateway(
+  yaml = fleetYaml(),
+  env: Record<string, string> = {},
+): Promise<TestGateway> {
+  const { config, env: settings } = parseConfig(yaml, { env: { PATH: process.env.PATH, ...env } });
   const gateway = await createGateway({
     config,
-    env,
+    env: settings,
     logger: pino({ level: "silent" }),
     instanceLabel: "test",
     storage: memoryStorage(),
