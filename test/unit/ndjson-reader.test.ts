@@ -1,3 +1,5 @@
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NdjsonReader } from "../../src/adapters/upstream/session/ndjson-reader.js";
 import { StdioMessageReader } from "../../src/adapters/upstream/session/stdio-framing.js";
@@ -134,5 +136,34 @@ describe("StdioMessageReader", () => {
     messageReader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
     expect(received).toEqual([]);
     expect(oversized).toEqual(["the server sent a message larger than 16 bytes"]);
+  });
+
+  it("reads every line as the SDK's deserializeMessage does", () => {
+    const id = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constant(null));
+    const result = fc.oneof(
+      fc.dictionary(fc.constantFrom("content", "isError", "_meta", "structuredContent"), fc.jsonValue()),
+      fc.jsonValue(),
+    );
+    const line = fc.record(
+      { jsonrpc: fc.constantFrom("2.0", "1.0"), id, result, method: fc.string(), other: fc.string() },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(line, (value) => {
+        const text = JSON.stringify(value);
+        const { messageReader, received, logged } = messages();
+        messageReader.push(Buffer.from(`${text}\n`));
+        let expected: unknown;
+        try {
+          expected = deserializeMessage(text);
+        } catch {
+          expect(received).toEqual([]);
+          expect(logged).toHaveLength(1);
+          return;
+        }
+        expect(received).toEqual([expected]);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -5,14 +5,12 @@ import {
   type InitializeRequest,
   isInitializeRequest,
   isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type MessageExtraInfo,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { answeredRequest, isRequestMessage, readMessage } from "./jsonrpc-message.js";
 
 /** The parts of an HTTP request to `/mcp` the transport reads; the body is already parsed JSON. */
 export interface McpHttpRequest {
@@ -89,8 +87,7 @@ export class SessionTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const answered =
-      isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    const answered = answeredRequest(message);
     const requestId = answered ?? options?.relatedRequestId;
     if (requestId === undefined) {
       // A server-initiated message: on the GET stream when one is open, otherwise dropped.
@@ -137,7 +134,11 @@ export class SessionTransport implements Transport {
     const messages = parseMessages(body);
     if (!messages) return sendError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
 
-    if (messages.some(isInitializeRequest)) {
+    if (
+      messages.some(
+        (message) => "method" in message && message.method === "initialize" && isInitializeRequest(message),
+      )
+    ) {
       if (this.initialized) return sendError(res, 400, -32600, "Invalid Request: Server already initialized");
       if (messages.length > 1) {
         return sendError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
@@ -151,7 +152,7 @@ export class SessionTransport implements Transport {
     if (this.closed) return sendError(res, 404, -32001, "Session not found");
 
     const extra: MessageExtraInfo = { requestInfo: { headers: request.headers } };
-    const requests = messages.filter(isJSONRPCRequest);
+    const requests = messages.filter(isRequestMessage);
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
       res.writeHead(202).end();
@@ -256,9 +257,9 @@ class HttpExchange implements Exchange {
     if (!complete) return;
     // One request (alone or in a batch of one) is answered by one object, as the SDK does.
     const body = this.ids.length === 1 ? message : this.ids.map((id) => this.answers.get(id));
-    const headers: Record<string, string> = { "content-type": "application/json" };
+    const headers: Record<string, string> = {};
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
-    this.res.writeHead(200, headers).end(JSON.stringify(body));
+    sendJson(this.res, 200, body, headers);
   }
 
   abort(): void {
@@ -317,9 +318,9 @@ function parseMessages(body: unknown): JSONRPCMessage[] | null {
   const raw = Array.isArray(body) ? body : [body];
   const messages: JSONRPCMessage[] = [];
   for (const item of raw) {
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) return null;
-    messages.push(parsed.data);
+    const message = readMessage(item);
+    if (!message) return null;
+    messages.push(message);
   }
   return messages;
 }
@@ -331,9 +332,22 @@ function sendError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
+  sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
+}
+
+/**
+ * A JSON body with its length: headers and body leave in one write, with no chunked framing for
+ * the client to parse.
+ */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  const text = JSON.stringify(body);
   res
-    .writeHead(status, { "content-type": "application/json", ...headers })
-    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+    .writeHead(status, {
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(text)),
+      ...headers,
+    })
+    .end(text);
 }
 
 /** A header sent once (Node joins repeated custom headers with a comma). */

@@ -17,7 +17,9 @@ const STATEMENT_CACHE_SIZE = 256;
 /**
  * Opens (creating folder and file when missing) a SQLite database in WAL mode and migrates it.
  * WAL lets readers proceed during writes; `synchronous=NORMAL` is durable across process crashes
- * (not power loss) and keeps commits cheap, which the batched event appends rely on.
+ * (not power loss) and keeps commits cheap, which the batched event appends rely on. Temporary
+ * structures (sorts, statement journals) stay in memory instead of files created and deleted in
+ * the system's temporary folder.
  */
 export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<DB>> {
   if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
@@ -27,6 +29,7 @@ export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<D
     database.pragma("synchronous = NORMAL");
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     database.pragma("foreign_keys = ON");
+    database.pragma("temp_store = MEMORY");
   } catch (error) {
     database.close();
     throw error;

@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { LogSink } from "../../../app/ports/upstream.js";
 import { NdjsonReader } from "./ndjson-reader.js";
 
@@ -50,7 +50,7 @@ export class StdioMessageReader {
   private dispatch(line: string): void {
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = readLine(line);
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.options.logs.append("stdout", `ignored a stdout line that is not JSON-RPC: ${text}`);
@@ -58,6 +58,34 @@ export class StdioMessageReader {
     }
     this.options.onMessage(message);
   }
+}
+
+/** The keys of a JSON-RPC result response (the SDK's schema is strict). */
+const RESULT_KEYS = new Set(["jsonrpc", "id", "result"]);
+
+/**
+ * One line of output as the SDK's `deserializeMessage` reads it (it throws on what is not
+ * JSON-RPC). A result without `_meta` (the schema's only part that could change a value), which is
+ * what nearly every line is, is checked in place; anything else goes through the SDK's schema.
+ */
+function readLine(line: string): JSONRPCMessage {
+  const value: unknown = JSON.parse(line);
+  return isPlainResult(value) ? value : JSONRPCMessageSchema.parse(value);
+}
+
+function isPlainResult(value: unknown): value is JSONRPCMessage {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  for (const key in message) if (!RESULT_KEYS.has(key)) return false;
+  const { id, result } = message;
+  return (
+    message.jsonrpc === "2.0" &&
+    (typeof id === "string" || Number.isSafeInteger(id)) &&
+    typeof result === "object" &&
+    result !== null &&
+    !Array.isArray(result) &&
+    !("_meta" in result)
+  );
 }
 
 /**

@@ -1,0 +1,50 @@
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type JSONRPCRequest,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** The keys a JSON-RPC request may have (the SDK's request schema is strict). */
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * One message of a POST body as the SDK's `JSONRPCMessageSchema` reads it, or null when it is not
+ * a JSON-RPC message. Plain requests and notifications (no `_meta` in their params: the schema's
+ * only part that could change a value) are checked in place, which is what nearly every message
+ * is; anything else goes through the schema.
+ */
+export function readMessage(item: unknown): JSONRPCMessage | null {
+  if (isPlainRequest(item)) return item;
+  const parsed = JSONRPCMessageSchema.safeParse(item);
+  return parsed.success ? parsed.data : null;
+}
+
+function isPlainRequest(item: unknown): item is JSONRPCMessage {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return false;
+  const message = item as Record<string, unknown>;
+  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
+  if (message.jsonrpc !== "2.0" || typeof message.method !== "string") return false;
+  const id = message.id;
+  if ("id" in message && typeof id !== "string" && !Number.isSafeInteger(id)) return false;
+  const params = message.params;
+  if (params === undefined) return !("params" in message);
+  return (
+    typeof params === "object" &&
+    params !== null &&
+    !Array.isArray(params) &&
+    (params as Record<string, unknown>)._meta === undefined &&
+    !("_meta" in params)
+  );
+}
+
+/** A message read by {@link readMessage} that expects an answer. */
+export function isRequestMessage(message: JSONRPCMessage): message is JSONRPCRequest {
+  return "method" in message && "id" in message;
+}
+
+/** The request a well-formed outgoing message answers, if it is a response that names one. */
+export function answeredRequest(message: JSONRPCMessage): RequestId | undefined {
+  if ("method" in message || !("result" in message || "error" in message)) return undefined;
+  return message.id;
+}
