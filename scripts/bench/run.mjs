@@ -151,10 +151,14 @@ function checkBuild() {
         "Build it first: npm run build && npm run bench",
     );
   }
-  const built = statSync(CLI).mtimeMs;
-  if (newestMtime(join(ROOT, "src")) > built) {
-    console.warn("warning: src/ has changes newer than dist/cli.js; run `npm run build` to measure them");
+  if (newestMtime(join(ROOT, "src")) > builtAtMs()) {
+    console.warn("warning: src/ has changes newer than dist/; run `npm run build` to measure them");
   }
+}
+
+/** When dist/ was last built: the build is incremental, so its newest file, not dist/cli.js. */
+function builtAtMs() {
+  return newestMtime(join(ROOT, "dist"));
 }
 
 function newestMtime(dir) {
@@ -277,7 +281,7 @@ function environment() {
     git_commit: commit,
     git_dirty: commit === null ? null : git("status", "--porcelain") !== "",
     // When dist/ was built: a rebuild during the run means it measured two builds.
-    dist_built_at: new Date(statSync(CLI).mtimeMs).toISOString(),
+    dist_built_at: new Date(builtAtMs()).toISOString(),
     versions: Object.fromEntries(
       ["@modelcontextprotocol/sdk", "supergateway", "mcp-proxy", "fastify", "autocannon"].map((name) => [
         name,
@@ -530,7 +534,7 @@ async function main() {
 
     results.environment.load_average_after = loadavg().map((load) => Math.round(load * 100) / 100);
     results.environment.dist_rebuilt_during_run =
-      new Date(statSync(CLI).mtimeMs).toISOString() !== results.environment.dist_built_at;
+      new Date(builtAtMs()).toISOString() !== results.environment.dist_built_at;
     results.ratios = ratios(results.targets);
     mkdirSync(RESULTS_DIR, { recursive: true });
     const file = join(RESULTS_DIR, "latest.json");
