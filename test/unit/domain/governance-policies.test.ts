@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { utf8Length } from "../../../src/domain/limits/utf8-length.js";
 import { accessAllows, accessRulesAllow } from "../../../src/domain/policy/access-policy.js";
 import { compileAgentPolicy } from "../../../src/domain/policy/agent-policy.js";
-import { jsonByteLength, utf8Length } from "../../../src/domain/policy/payload-size.js";
+import { jsonByteLength } from "../../../src/domain/policy/payload-size.js";
 
 describe("access rules for prompts and resources", () => {
   it.each([
