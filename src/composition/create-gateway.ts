@@ -51,7 +51,7 @@ import { openGovernance } from "./governance.js";
 import { createHeaderExposure, refuseDeclaredExposure } from "./header-exposure.js";
 import { createHotLoading } from "./hot-loading.js";
 import { lazyHttpClientFactory, lazyUpstreamFactory } from "./lazy-adapters.js";
-import { openComplianceExport, openMetrics } from "./observability.js";
+import { openAuditLogExport, openComplianceExport, openMetrics } from "./observability.js";
 import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
 import { openStorage, type Storage } from "./open-storage.js";
@@ -167,6 +167,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (!options.storage) await storage.close();
     throw error;
   });
+  const auditLogs = openAuditLogExport(config.observability, instanceId, { bus, clock, logger });
   const endpointGuard = new DnsEndpointGuard({ trustedNetworks: config.ssrf.trusted_networks });
   const clientInfo = config.tool_access.mode === "front_door" ? FRONT_DOOR_CLIENT_INFO : CLIENT_INFO;
   const remote = new RemoteUpstreamFactory({
@@ -544,6 +545,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         observed.stop();
         await audit.stop();
         await compliance?.stop();
+        await auditLogs?.stop();
         // After the fleet: the spans of calls that ended while stopping are flushed too.
         await tracing.stop();
         try {

@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import { openComplianceExporter } from "../adapters/observability/compliance-export.js";
 import { PromGatewayMetrics } from "../adapters/observability/metrics.js";
+import { OtlpAuditLogExporter } from "../adapters/observability/otlp-audit-log-exporter.js";
+import { loggableUrl, otlpSignalUrl } from "../adapters/observability/tracing/otlp-traces-url.js";
 import type { EventBus } from "../app/event-bus.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";
@@ -9,6 +11,7 @@ import { feedMetrics } from "../app/observability/metrics-feed.js";
 import type { Clock } from "../app/ports/clock.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { EnvSettings } from "../config/load.js";
+import type { GatewayConfig } from "../config/schema.js";
 import { VERSION } from "./version.js";
 
 /** This gateway's metrics registry, fed from the bus; `stop` unsubscribes it. */
@@ -45,5 +48,30 @@ export async function openComplianceExport(
   });
   const recorder = new ComplianceRecorder({ ...deps, exporter });
   recorder.start();
+  return recorder;
+}
+
+/**
+ * The OTLP log export of audit records (`observability.audit`), started: only when `enabled` and
+ * an `otlp_endpoint` is written (no default endpoint receives audit records); null otherwise. The
+ * records are those of the audit trail (each tool invocation), posted to `<endpoint>/v1/logs`
+ * unless the endpoint names its own path, with the resource of the tracing configuration.
+ */
+export function openAuditLogExport(
+  config: GatewayConfig["observability"],
+  instanceId: string,
+  deps: { bus: EventBus; clock: Clock; logger: Logger },
+): ComplianceRecorder | null {
+  const endpoint = config.audit.otlp_endpoint;
+  if (!config.audit.enabled || endpoint === undefined) return null;
+  const url = otlpSignalUrl(endpoint, "logs");
+  const exporter = new OtlpAuditLogExporter(url, {
+    serviceName: config.tracing.service_name,
+    serviceVersion: VERSION,
+    instanceId,
+  });
+  const recorder = new ComplianceRecorder({ ...deps, exporter, label: "audit log export" });
+  recorder.start();
+  deps.logger.info({ url: loggableUrl(url) }, "audit records exported as OTLP logs");
   return recorder;
 }

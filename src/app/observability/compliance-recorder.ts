@@ -7,9 +7,10 @@ import type { ComplianceExporter, ComplianceExportStatus } from "../ports/compli
 import type { Logger } from "../ports/logger.js";
 
 /**
- * Exports the audit record of every tool invocation this replica ran to the compliance output, in
- * batches off the call path. A failed write is counted and degrades `status()`; the records are
- * kept for the next write (up to `MAX_PENDING`); calls are never refused for it.
+ * Exports the audit record of every tool invocation this replica ran to an exporter (the
+ * compliance output, the OTLP audit log export), in batches off the call path. A failed write is
+ * counted and degrades `status()`; the records are kept for the next write (up to `MAX_PENDING`);
+ * calls are never refused for it.
  */
 export class ComplianceRecorder {
   private readonly writer: BatchedWriter<AuditRecord>;
@@ -17,7 +18,14 @@ export class ComplianceRecorder {
   private readonly state: ComplianceExportStatus;
 
   constructor(
-    private readonly deps: { bus: EventBus; exporter: ComplianceExporter; clock: Clock; logger: Logger },
+    private readonly deps: {
+      bus: EventBus;
+      exporter: ComplianceExporter;
+      clock: Clock;
+      logger: Logger;
+      /** Names the export in its log lines; default `compliance export`. */
+      label?: string;
+    },
   ) {
     this.state = {
       status: "ok",
@@ -42,13 +50,14 @@ export class ComplianceRecorder {
         this.state.last_error = errorCode(error);
         deps.logger.error(
           { code: this.state.last_error, records: count },
-          "compliance export not written; records kept for the next write",
+          `${deps.label ?? "compliance export"} not written; records kept for the next write`,
         );
       },
       onDropped: (count) => {
         this.state.records_dropped += count;
       },
-      // Retried with the next record, or by this timer when none comes.
+      // Retried by this timer; records that come meanwhile wait for it, so that an output that
+      // failed is not tried again on every record.
       retryDelayMs: RETRY_DELAY_MS,
     });
   }

@@ -9,10 +9,10 @@ import type { AuditRecord } from "./audit-trail.js";
  * retried after a partial write may repeat lines).
  */
 export interface ComplianceExporter {
-  /** `cef`, `json-lines`, `leef` or `syslog`. */
+  /** `cef`, `json-lines`, `leef`, `syslog`, or `otlp` for the audit log export. */
   readonly format: string;
-  /** Where records go: a file, or the process's standard error. */
-  readonly destination: "file" | "stderr";
+  /** Where records go: a file, the process's standard error, or an OTLP collector. */
+  readonly destination: "file" | "stderr" | "otlp";
   write(records: readonly AuditRecord[]): Promise<void>;
 }
 
@@ -21,7 +21,7 @@ export interface ComplianceExportStatus {
   /** `degraded` while the last write failed; calls are never refused for it. */
   status: "ok" | "degraded";
   format: string;
-  destination: "file" | "stderr";
+  destination: "file" | "stderr" | "otlp";
   records_written: number;
   /** Batches whose write failed since the start (their records are kept and retried). */
   write_failures: number;

@@ -1,0 +1,152 @@
+import type { AuditRecord } from "../../app/ports/audit-trail.js";
+import type { ComplianceExporter } from "../../app/ports/compliance-export.js";
+
+/** Records per export request: a burst is sent in requests a collector accepts (well under 4 MiB). */
+const RECORDS_PER_REQUEST = 512;
+/** A collector that does not answer within this long fails the write (the records are kept). */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** OTLP severity numbers (logs data model): INFO and WARN. */
+const SEVERITY = {
+  success: { number: 9, text: "INFO" },
+  failure: { number: 13, text: "WARN" },
+  denied: { number: 13, text: "WARN" },
+} as const;
+
+/** What every exported record says about its producer (the OTLP resource). */
+export interface AuditLogResource {
+  readonly serviceName: string;
+  readonly serviceVersion: string;
+  /** This replica's instance id. */
+  readonly instanceId: string;
+}
+
+type AnyValue =
+  | { stringValue: string }
+  | { boolValue: boolean }
+  | { intValue: string }
+  | { doubleValue: number };
+
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+
+/**
+ * Exports audit records as OTLP log records over OTLP/HTTP in the JSON encoding
+ * (`observability.audit.otlp_endpoint`). Each record is one log record: its time, a severity from
+ * its outcome (INFO for a success, WARN for a failure or a denial), the body `<action> <outcome>`,
+ * and attributes for every field of the record (`audit.*`) and of its details as written. A write
+ * fails, keeping the batch for the next one, when the collector cannot be reached, does not answer
+ * within 10 s, or answers other than 2xx; the failure's code is the network error's or
+ * `http_<status>`, never the URL.
+ */
+export class OtlpAuditLogExporter implements ComplianceExporter {
+  readonly format = "otlp";
+  readonly destination = "otlp" as const;
+
+  constructor(
+    private readonly url: string,
+    private readonly resource: AuditLogResource,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    for (let start = 0; start < records.length; start += RECORDS_PER_REQUEST) {
+      await this.post(records.slice(start, start + RECORDS_PER_REQUEST));
+    }
+  }
+
+  private async post(records: readonly AuditRecord[]): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(otlpLogs(records, this.resource, this.now())),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw withCode("OTLP log export failed", networkCode(error));
+    }
+    // The body is not needed; reading it frees the connection for the next export.
+    await response.arrayBuffer().catch(() => undefined);
+    if (!response.ok) throw withCode("OTLP log export refused", `http_${response.status}`);
+  }
+}
+
+/** The `ExportLogsServiceRequest` of some audit records, in the OTLP JSON encoding. */
+export function otlpLogs(records: readonly AuditRecord[], resource: AuditLogResource, nowMs: number) {
+  const observed = nanos(nowMs / 1000);
+  return {
+    resourceLogs: [
+      {
+        resource: {
+          attributes: [
+            attribute("service.name", resource.serviceName),
+            attribute("service.version", resource.serviceVersion),
+            attribute("service.instance.id", resource.instanceId),
+          ],
+        },
+        scopeLogs: [
+          {
+            scope: { name: "airlock.audit", version: resource.serviceVersion },
+            logRecords: records.map((record) => logRecord(record, observed)),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+function logRecord(record: AuditRecord, observedTimeUnixNano: string) {
+  const severity = SEVERITY[record.outcome as keyof typeof SEVERITY] ?? SEVERITY.failure;
+  const attributes: KeyValue[] = [
+    attribute("audit.id", record.id),
+    attribute("audit.action", record.action),
+    attribute("audit.actor", record.actor),
+    attribute("audit.target", record.target),
+    attribute("audit.outcome", record.outcome),
+  ];
+  if (record.tenant_id !== null) attributes.push(attribute("audit.tenant_id", record.tenant_id));
+  for (const [key, value] of Object.entries(record.details)) {
+    if (value !== undefined && value !== null) attributes.push(attribute(key, value));
+  }
+  return {
+    timeUnixNano: nanos(record.occurred_at),
+    observedTimeUnixNano,
+    severityNumber: severity.number,
+    severityText: severity.text,
+    body: { stringValue: `${record.action} ${record.outcome}` },
+    attributes,
+  };
+}
+
+function attribute(key: string, value: unknown): KeyValue {
+  return { key, value: anyValue(value) };
+}
+
+function anyValue(value: unknown): AnyValue {
+  if (typeof value === "string") return { stringValue: value };
+  if (typeof value === "boolean") return { boolValue: value };
+  if (typeof value === "number") {
+    return Number.isSafeInteger(value) ? { intValue: String(value) } : { doubleValue: value };
+  }
+  return { stringValue: JSON.stringify(value) };
+}
+
+/** Epoch seconds (fractional, microsecond precision) as the decimal string of nanoseconds. */
+function nanos(seconds: number): string {
+  return (BigInt(Math.round(seconds * 1_000_000)) * 1000n).toString();
+}
+
+function networkCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  if (typeof cause?.code === "string") return cause.code;
+  if ((error as { name?: unknown } | null)?.name === "TimeoutError") return "timeout";
+  return "unreachable";
+}
+
+function withCode(message: string, code: string): Error {
+  return Object.assign(new Error(`${message} (${code})`), { code });
+}
