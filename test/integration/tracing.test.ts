@@ -1,12 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startTestGateway, waitFor } from "../support/gateway.js";
-import { callJson, connectHttp, type ToolResult } from "../support/mcp-client.js";
+import { callJson, connect, connectHttp, type ToolResult } from "../support/mcp-client.js";
 import { type CollectedSpan, startOtlpCollector } from "../support/otlp-collector.js";
 
 const META_ECHO = resolve("test/fixtures/servers/meta-echo.mjs");
@@ -262,5 +263,51 @@ observability:
     expect(span.traceId).toBe(clientTrace);
     expect(span.parentSpanId).toBe(clientSpan);
     expect(meta).toMatchObject({ traceparent: `00-${clientTrace}-${span.spanId}-01`, "x-kept": "yes" });
+  }, 40_000);
+
+  it("continues a trace from the HTTP traceparent header, and _meta wins over it", async () => {
+    const collector = await startOtlpCollector();
+    const { gateway, app, close } = await startTestGateway(`
+tool_access: {mode: front_door}
+mcp_servers:
+  echo:
+    command: [node, ${JSON.stringify(META_ECHO)}]
+observability:
+  tracing: {otlp_endpoint: "${collector.endpoint}"}
+`);
+    const headerTrace = "0af7651916cd43dd8448eb211c80319c";
+    const headerSpan = "b7ad6b7169203331";
+    let client: Client | undefined;
+    try {
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      client = await connect(
+        new StreamableHTTPClientTransport(new URL("/mcp", base), {
+          requestInit: {
+            headers: { traceparent: `00-${headerTrace}-${headerSpan}-01`, tracestate: "vendor=1" },
+          },
+        }),
+      );
+      gateway.startBackground();
+      const connected = client;
+      await waitFor(
+        async () => (await connected.listTools()).tools.some((tool) => tool.name === "meta"),
+        20_000,
+      );
+      await client.callTool({ name: "meta", arguments: { n: 1 } });
+      await client.callTool({
+        name: "meta",
+        arguments: { n: 2 },
+        _meta: { traceparent: `00-${clientTrace}-${clientSpan}-01` },
+      });
+    } finally {
+      await client?.close();
+      await close();
+      await collector.close();
+    }
+    const spans = collector.spans.filter((span) => span.attributes["mcp.tool.name"] === "meta");
+    expect(spans.map((span) => [span.traceId, span.parentSpanId])).toEqual([
+      [headerTrace, headerSpan],
+      [clientTrace, clientSpan],
+    ]);
   }, 40_000);
 });

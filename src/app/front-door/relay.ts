@@ -33,6 +33,8 @@ export interface RelayCall {
   onRouted?: ((serverId: string) => void) | undefined;
   /** Who asked, for the tasks they create (a session id). */
   owner: string;
+  /** The caller's trace context from outside `_meta` (see `RouteOptions.traceParent`). */
+  traceParent?: Readonly<Record<string, string>> | undefined;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -100,6 +102,7 @@ export class FrontDoorRelay {
       timeoutMs: RELAY_TIMEOUT_MS,
       everyGroup: true,
       onProgress: call.onProgress,
+      traceParent: call.traceParent,
       ...(extraParams && { extraParams }),
       onRouted: (serverId) => {
         routed = serverId;

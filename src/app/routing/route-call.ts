@@ -22,6 +22,11 @@ export interface RouteOptions {
   everyGroup?: boolean;
   /** Told which server the call reaches, right before it is sent there. */
   onRouted?: (serverId: string) => void;
+  /**
+   * The caller's W3C trace context as it came besides the request (the front door's `traceparent`
+   * and `tracestate` HTTP headers); a `traceparent` in `_meta` wins over it.
+   */
+  traceParent?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Failures that count against a group member (rotation, circuit breaker); refusals of the caller do not. */
@@ -51,7 +56,7 @@ export async function routeCall(
     tool,
     callId: options.callId,
     caller: { id: ctx.principal.id, tenantId: ctx.principal.tenant_id, sessionId: ctx.sessionId },
-    parent: metaOf(options.extraParams),
+    parent: parentOf(options),
   });
   try {
     const outcome = await route(services, ctx, target, tool, args, options, span);
@@ -63,6 +68,13 @@ export async function routeCall(
     span.end(DENIALS.has(errorType) ? "denied" : "failure", { errorType });
     throw error;
   }
+}
+
+/** Where the caller's trace context is: `_meta` when it names a parent, else what came beside it. */
+function parentOf(options: RouteOptions): Readonly<Record<string, unknown>> | undefined {
+  const meta = metaOf(options.extraParams);
+  if (meta?.traceparent !== undefined) return meta;
+  return options.traceParent ?? meta;
 }
 
 /** The `_meta` object of relayed request parameters, if any. */

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -78,6 +79,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       owner: key,
       onProgress: progressRelay(request.params, extra),
       onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
+      traceParent: traceHeaders(extra.requestInfo?.headers),
     };
     try {
       if (request.method !== "tools/call" && !(await accessOf(extra.signal).mayUseUpstreams())) {
@@ -175,6 +177,14 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       throw error;
     }
   }
+}
+
+/** The W3C trace context of the HTTP request that carried the message, if it has one. */
+function traceHeaders(headers: IncomingHttpHeaders | undefined): Record<string, string> | undefined {
+  const traceparent = headers?.traceparent;
+  if (typeof traceparent !== "string") return undefined;
+  const tracestate = headers?.tracestate;
+  return typeof tracestate === "string" ? { traceparent, tracestate } : { traceparent };
 }
 
 function capabilities(relayTasks: boolean): ServerCapabilities {
