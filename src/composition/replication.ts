@@ -36,8 +36,10 @@ export async function openReplication(
   const { PostgresEventStore } = await import("../adapters/store/postgres/postgres-event-store.js");
   if (!(storage.eventStore instanceof PostgresEventStore)) return null;
   const { bus, fleet, governance, instanceId, logger } = deps;
-  // A suspension announced by a peer is applied at once, not only at the next age-based re-read.
+  // A suspension announced by a peer is applied at once, not only at the next age-based re-read;
+  // a peer's withdrawal or restore of a tool likewise (withdrawals live in memory only).
   bus.subscribePeers((event) => {
+    if (governance?.withdrawals.applyPeerChange(event)) return;
     if (event.type !== "SessionSuspended" && event.type !== "SessionResumed") return;
     governance?.sessions.reload().catch((error: unknown) => {
       logger.error({ err: String(error) }, "suspended sessions not re-read; the periodic re-read follows");

@@ -227,4 +227,45 @@ await describePostgres("replicas sharing PostgreSQL", () => {
     }, 10_000);
     expect((refusal as { type?: string }).type).toBe("SessionSuspendedError");
   });
+
+  it("applies on every replica a tool withdrawn or restored through one", async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const arithmetic = path.resolve("examples/servers/arithmetic.mjs");
+    const registered = await a.app.inject({
+      method: "POST",
+      url: "/api/mcp_servers/",
+      payload: {
+        mcp_server_id: "withdrawn-math",
+        mode: "subprocess",
+        command: [process.execPath, arithmetic],
+      },
+    });
+    expect(registered.statusCode).toBe(201);
+    const withdrawn = (replica: Replica) =>
+      replica.gateway.services.governance?.withdrawals.isWithdrawn("withdrawn-math", "add", null);
+    for (const peer of [b, c]) {
+      await waitFor(
+        async () => (await peer.app.inject({ url: "/api/mcp_servers/withdrawn-math" })).statusCode === 200,
+        10_000,
+      );
+      expect(withdrawn(peer)).toBe(false);
+    }
+    const withdraw = await a.app.inject({
+      method: "POST",
+      url: "/api/admin/tools/withdrawn-math/add/withdraw",
+      payload: {},
+    });
+    expect(withdraw.statusCode).toBe(200);
+    for (const peer of [b, c]) await waitFor(() => withdrawn(peer) === true, 10_000);
+
+    // Restored through another replica than the one that withdrew it.
+    const restore = await b.app.inject({
+      method: "POST",
+      url: "/api/admin/tools/withdrawn-math/add/restore",
+      payload: {},
+    });
+    expect(restore.json()).toMatchObject({ restored: true });
+    for (const peer of [a, c]) await waitFor(() => withdrawn(peer) === false, 10_000);
+    await a.app.inject({ method: "DELETE", url: "/api/mcp_servers/withdrawn-math" });
+  });
 });

@@ -1,3 +1,5 @@
+import type { DomainEvent } from "../../domain/events.js";
+
 /** The runtime withdrawals of one tool: for every tenant, and/or for some tenants. */
 interface Entry {
   all: boolean;
@@ -5,10 +7,12 @@ interface Entry {
 }
 
 /**
- * Tools withdrawn at runtime through `/admin/tools/{server}/{tool}/withdraw` (spec 1): an overlay of
- * this replica, kept apart from the configuration, so a reload leaves it as it is; it is not
- * persisted (the specification asks only that it survive reload). Withdrawals declared in the
- * configuration are not kept here, so restoring never lifts them.
+ * Tools withdrawn at runtime through `/admin/tools/{server}/{tool}/withdraw` (spec 1): an overlay
+ * kept apart from the configuration, so a reload leaves it as it is; it is not persisted (the
+ * specification asks only that it survive reload). Replicas sharing an event log apply the
+ * withdrawals and restores their peers make as the events arrive (`applyPeerChange`); a replica
+ * started later knows only those made after its start. Withdrawals declared in the configuration
+ * are not kept here, so restoring never lifts them.
  *
  * `server` is the id the caller named: a server, or a group (then every call through the group).
  */
@@ -39,6 +43,19 @@ export class ToolWithdrawals {
     const removed = entry.tenants.delete(tenant);
     if (!entry.all && entry.tenants.size === 0) this.entries.delete(id);
     return removed;
+  }
+
+  /**
+   * Applies a withdrawal or a restore another replica made, from its `ToolPolicyChanged` event;
+   * other changes are left to their own readers. True when the event was one of the two.
+   */
+  applyPeerChange(event: DomainEvent): boolean {
+    if (event.type !== "ToolPolicyChanged" || event.tool_name === undefined) return false;
+    const tenant = event.tenant_id ?? null;
+    if (event.change === "withdrawn") this.withdraw(event.mcp_server_id, event.tool_name, tenant);
+    else if (event.change === "restored") this.restore(event.mcp_server_id, event.tool_name, tenant);
+    else return false;
+    return true;
   }
 
   /** Whether a caller of `tenant` (null: no tenant) may not call the tool on `server`. */

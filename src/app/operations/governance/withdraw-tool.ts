@@ -6,7 +6,8 @@ import { nameField, requireGovernance, tenantIdField, tenantOf } from "./governa
 /**
  * `POST /admin/tools/{server}/{tool}/withdraw` with optional `tenant_id` (null: every tenant). The
  * tool is refused (`ToolWithdrawnError`) and absent from front-door listings for that tenant until
- * restored; the withdrawal is a runtime overlay of this replica that survives reload. `server` is a
+ * restored; the withdrawal is a runtime overlay that survives reload, applied by the replicas
+ * sharing this one's event log as its event reaches them. `server` is a
  * server or a group of the fleet (404 otherwise); the tool need not be known yet. Answers
  * `{withdrawn: true, mcp_server, tool, tenant_id}`.
  */
