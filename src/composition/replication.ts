@@ -37,9 +37,10 @@ export async function openReplication(
   if (!(storage.eventStore instanceof PostgresEventStore)) return null;
   const { bus, fleet, governance, instanceId, logger } = deps;
   // A suspension announced by a peer is applied at once, not only at the next age-based re-read;
-  // a peer's withdrawal or restore of a tool likewise (withdrawals live in memory only).
+  // a peer's withdrawal or restore of a tool, and the agent policy pushed to a peer, likewise
+  // (both live in memory only).
   bus.subscribePeers((event) => {
-    if (governance?.withdrawals.applyPeerChange(event)) return;
+    if (governance?.withdrawals.applyPeerChange(event) || governance?.agent.applyPeerChange(event)) return;
     if (event.type !== "SessionSuspended" && event.type !== "SessionResumed") return;
     governance?.sessions.reload().catch((error: unknown) => {
       logger.error({ err: String(error) }, "suspended sessions not re-read; the periodic re-read follows");

@@ -1,5 +1,6 @@
 import type { CloseTrigger } from "./group/circuit-breaker.js";
 import type { GroupState } from "./group/group-state.js";
+import type { AgentPolicyEntry } from "./policy/agent-policy.js";
 import type { DigestEnforcement } from "./policy/digest-pins.js";
 import type { DeadReason, ServerState } from "./server/lifecycle.js";
 
@@ -110,6 +111,8 @@ export type DomainEventPayload =
       change: "withdrawn" | "restored" | "stored_policy_set" | "stored_policy_deleted" | "agent_policy_set";
       tool_name?: string;
       tenant_id?: string | null;
+      /** With `agent_policy_set`: the policy pushed, which peers put in force as well. */
+      agent_policy?: { version: number; tool_policies: readonly AgentPolicyEntry[] };
     }
   | { type: "HealthCheckPassed"; mcp_server_id: string; duration_ms: number }
   | { type: "HealthCheckFailed"; mcp_server_id: string; consecutive_failures: number; error: string }

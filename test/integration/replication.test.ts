@@ -268,4 +268,27 @@ await describePostgres("replicas sharing PostgreSQL", () => {
     for (const peer of [a, c]) await waitFor(() => withdrawn(peer) === false, 10_000);
     await a.app.inject({ method: "DELETE", url: "/api/mcp_servers/withdrawn-math" });
   });
+
+  it("puts in force on every replica the agent policy pushed to one, by the version rule", async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const agentOf = (replica: Replica) => replica.gateway.services.governance?.agent;
+    const push = (replica: Replica, version: number, action: string) =>
+      replica.app.inject({
+        method: "POST",
+        url: "/api/agent/policy",
+        payload: { version, tool_policies: [{ mcp_server_id: "*", action, tool_name: "add" }] },
+      });
+    expect((await push(a, 7, "deny")).statusCode).toBe(200);
+    for (const peer of [b, c]) await waitFor(() => agentOf(peer)?.version === 7, 10_000);
+    expect(agentOf(b)?.policiesOver("any-server", [])).toEqual([
+      expect.objectContaining({ deny_list: ["add"] }),
+    ]);
+    // A push older than the one in force is refused where it lands, and changes nothing anywhere.
+    expect((await push(c, 3, "allow")).statusCode).toBe(409);
+    expect((await push(b, 8, "allow")).statusCode).toBe(200);
+    for (const peer of [a, c]) await waitFor(() => agentOf(peer)?.version === 8, 10_000);
+    expect(agentOf(a)?.policiesOver("any-server", [])).toEqual([
+      expect.objectContaining({ allow_list: ["add"] }),
+    ]);
+  });
 });

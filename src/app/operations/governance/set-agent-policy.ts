@@ -43,7 +43,8 @@ const entrySchema = z.strictObject(
  * require-approval -> approval list; audit changes no verdict, every call being audited anyway),
  * combined with every other policy over a call (any deny denies). A push replaces the previous one
  * unless its `version` is older than the one in force (409 `stale_version`, nothing changed). Not
- * persisted: the agent pushes again after a restart. Answers `{status: 'ok', version, applied}`.
+ * persisted: the agent pushes again after a restart; replicas sharing the event log put the push
+ * in force as its event reaches them. Answers `{status: 'ok', version, applied}`.
  * With authentication on the route is not in the route table and is refused (spec 2 §5).
  */
 export const setAgentPolicy = defineOperation({
@@ -72,7 +73,15 @@ export const setAgentPolicy = defineOperation({
       { version: input.version, entries: input.tool_policies.length, by: ctx.principal.id },
       "agent policy replaced",
     );
-    services.bus.publish([{ type: "ToolPolicyChanged", mcp_server_id: "*", change: "agent_policy_set" }]);
+    // The policy travels with the event: replicas sharing the event log put it in force too.
+    services.bus.publish([
+      {
+        type: "ToolPolicyChanged",
+        mcp_server_id: "*",
+        change: "agent_policy_set",
+        agent_policy: { version: input.version, tool_policies: input.tool_policies },
+      },
+    ]);
     return { status: "ok", version: input.version, applied: input.tool_policies.length };
   },
 });
