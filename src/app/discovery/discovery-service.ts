@@ -27,7 +27,10 @@ import {
 } from "./discovery-views.js";
 import { approvalProblem, type CycleDeps, type DiscoveryHoldings, SourceCycle } from "./source-cycle.js";
 
-/** Waits this long after a source's change feed fires, so a burst of changes makes one scan. */
+/**
+ * Waits this long after a source's change feed last fired, so a burst of changes (an editor's save,
+ * a compose project starting) makes one scan. The one debounce: sources report every change.
+ */
 export const WATCH_DEBOUNCE_MS = 1_000;
 
 export interface DiscoveryServiceDeps extends Omit<CycleDeps, "check" | "probe"> {

@@ -188,7 +188,6 @@ describe("Docker discovery source", () => {
   it("watch follows the engine's events: a labelled container starting, then stopping", async () => {
     const watching = new DockerDiscoverySource({
       client: createEngineClient({ socketPath: engine.socketPath }),
-      eventDebounceMs: 50,
     });
     let notify: () => void = () => {};
     const next = () =>

@@ -123,7 +123,7 @@ describe("filesystem discovery source", () => {
   });
 
   it("tells the watcher's subscriber when a matching file changes", async () => {
-    const source = new FilesystemDiscoverySource({ path: dir, debounceMs: 50 });
+    const source = new FilesystemDiscoverySource({ path: dir });
     let notify: () => void = () => {};
     const changed = new Promise<void>((resolve) => {
       notify = resolve;

@@ -39,15 +39,7 @@ export interface DockerDiscoveryOptions {
   readonly client: Docker;
   /** Which engine serves the API; only used to name it in messages. Default `docker`. */
   readonly runtime?: "docker" | "podman";
-  /** Debounce of `watch`; default {@link DEFAULT_EVENT_DEBOUNCE_MS}. */
-  readonly eventDebounceMs?: number;
 }
-
-/**
- * Quiet time after the last engine event before `onChange` fires: a compose project starting is a
- * burst of events, and one scan covers them all.
- */
-export const DEFAULT_EVENT_DEBOUNCE_MS = 1_000;
 
 /** Wait before reopening a lost event stream: the engine restarting should not be hammered. */
 export const EVENT_RECONNECT_MS = 5_000;
@@ -78,20 +70,16 @@ export class DockerDiscoverySource implements DiscoverySource {
 
   /**
    * Follows the engine's event stream (`GET /events`, containers labelled `airlock.enabled=true`
-   * starting, dying, being removed) and calls `onChange` once per burst. A lost stream is reopened
+   * starting, dying, being removed) and calls `onChange` for each (the discovery service waits for
+   * a burst to end before it scans: a compose project starting is one scan). A lost stream is reopened
    * after {@link EVENT_RECONNECT_MS}, followed by one `onChange` since events may have been missed.
    * Never throws; when the engine is down the refresh interval's scans report it.
    */
   watch(onChange: () => void): () => void {
-    const debounceMs = this.options.eventDebounceMs ?? DEFAULT_EVENT_DEBOUNCE_MS;
     let stopped = false;
-    let debounce: NodeJS.Timeout | undefined;
     let retry: NodeJS.Timeout | undefined;
     let controller: AbortController | undefined;
-    const changed = () => {
-      clearTimeout(debounce);
-      debounce = setTimeout(onChange, debounceMs);
-    };
+    const changed = () => onChange();
     const reconnect = () => {
       if (stopped || retry) return;
       retry = setTimeout(() => {
@@ -120,7 +108,6 @@ export class DockerDiscoverySource implements DiscoverySource {
     void open(false);
     return () => {
       stopped = true;
-      clearTimeout(debounce);
       clearTimeout(retry);
       controller?.abort();
     };

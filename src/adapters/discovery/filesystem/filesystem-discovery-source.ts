@@ -12,9 +12,6 @@ import { DiscoverySourceError, throwIfAborted } from "../discovery-source-error.
 import { ScanCollector } from "../scan-collector.js";
 import { readServerFile } from "./read-server-file.js";
 
-/** Quiet time after the last change before `onChange` fires: an editor's save is several events. */
-export const DEFAULT_WATCH_DEBOUNCE_MS = 1_000;
-
 /** A definition file larger than this is a problem line, not read: it cannot be a few servers. */
 export const MAX_DEFINITION_FILE_BYTES = 1024 * 1024;
 
@@ -23,8 +20,6 @@ export interface FilesystemDiscoveryOptions {
   readonly path: string;
   /** fnmatch glob on file names (`*.yaml`, `*.json`, `*.y*ml`); default `*.yaml`. */
   readonly pattern?: string;
-  /** Debounce of `watch`; default {@link DEFAULT_WATCH_DEBOUNCE_MS}. */
-  readonly debounceMs?: number;
 }
 
 /**
@@ -34,7 +29,8 @@ export interface FilesystemDiscoveryOptions {
  * Guaranteed: files are read in name order, so when two declare one name the first file wins and
  * the other is a problem line; a file that cannot be read or parsed is a problem line naming it,
  * and the other files still count; a missing or unreadable directory rejects the scan. `watch`
- * fires once per burst of changes to matching files (added, changed, removed).
+ * fires for each change to a matching file (added, changed, removed); the discovery service waits
+ * for a burst to end before it scans.
  */
 export class FilesystemDiscoverySource implements DiscoverySource {
   readonly type = "filesystem" as const;
@@ -79,19 +75,14 @@ export class FilesystemDiscoverySource implements DiscoverySource {
   }
 
   watch(onChange: () => void): () => void {
-    const delay = this.options.debounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS;
-    let timer: NodeJS.Timeout | undefined;
     const watcher = watch(this.options.path, { ignoreInitial: true, depth: 0 });
     watcher.on("all", (_event, changed) => {
-      if (!fnmatch(basename(changed), this.pattern)) return;
-      clearTimeout(timer);
-      timer = setTimeout(onChange, delay);
+      if (fnmatch(basename(changed), this.pattern)) onChange();
     });
     // A watcher failure (directory removed, too many watches) must not crash the process; the
     // refresh interval still scans, and the scan reports a missing directory.
     watcher.on("error", () => {});
     return () => {
-      clearTimeout(timer);
       void watcher.close();
     };
   }
