@@ -65,6 +65,23 @@ async function connect(target: Replica, eventTypes: string[]): Promise<Peer> {
   return peer;
 }
 
+/** Registers the example arithmetic server through one replica and waits until the others serve it. */
+async function registerArithmetic(id: string, through: Replica, peers: Replica[]): Promise<void> {
+  const arithmetic = path.resolve("examples/servers/arithmetic.mjs");
+  const registered = await through.app.inject({
+    method: "POST",
+    url: "/api/mcp_servers/",
+    payload: { mcp_server_id: id, mode: "subprocess", command: [process.execPath, arithmetic] },
+  });
+  expect(registered.statusCode).toBe(201);
+  for (const peer of peers) {
+    await waitFor(
+      async () => (await peer.app.inject({ url: `/api/mcp_servers/${id}` })).statusCode === 200,
+      10_000,
+    );
+  }
+}
+
 const idsOf = (frames: Frame[]) => frames.map((frame) => frame.event_id as string);
 
 await describePostgres("replicas sharing PostgreSQL", () => {
@@ -147,19 +164,7 @@ await describePostgres("replicas sharing PostgreSQL", () => {
 
   it("runs on every replica a server registered through one, and drops it everywhere when removed", async () => {
     const [a, b, c] = replicas as [Replica, Replica, Replica];
-    const arithmetic = path.resolve("examples/servers/arithmetic.mjs");
-    const registered = await a.app.inject({
-      method: "POST",
-      url: "/api/mcp_servers/",
-      payload: { mcp_server_id: "shared-math", mode: "subprocess", command: [process.execPath, arithmetic] },
-    });
-    expect(registered.statusCode).toBe(201);
-    for (const peer of [b, c]) {
-      await waitFor(
-        async () => (await peer.app.inject({ url: "/api/mcp_servers/shared-math" })).statusCode === 200,
-        10_000,
-      );
-    }
+    await registerArithmetic("shared-math", a, [b, c]);
     const started = await b.app.inject({ method: "POST", url: "/api/mcp_servers/shared-math/start" });
     expect(started.statusCode).toBe(200);
     const tools = await b.app.inject({ url: "/api/mcp_servers/shared-math/tools" });
@@ -230,26 +235,10 @@ await describePostgres("replicas sharing PostgreSQL", () => {
 
   it("applies on every replica a tool withdrawn or restored through one", async () => {
     const [a, b, c] = replicas as [Replica, Replica, Replica];
-    const arithmetic = path.resolve("examples/servers/arithmetic.mjs");
-    const registered = await a.app.inject({
-      method: "POST",
-      url: "/api/mcp_servers/",
-      payload: {
-        mcp_server_id: "withdrawn-math",
-        mode: "subprocess",
-        command: [process.execPath, arithmetic],
-      },
-    });
-    expect(registered.statusCode).toBe(201);
+    await registerArithmetic("withdrawn-math", a, [b, c]);
     const withdrawn = (replica: Replica) =>
       replica.gateway.services.governance?.withdrawals.isWithdrawn("withdrawn-math", "add", null);
-    for (const peer of [b, c]) {
-      await waitFor(
-        async () => (await peer.app.inject({ url: "/api/mcp_servers/withdrawn-math" })).statusCode === 200,
-        10_000,
-      );
-      expect(withdrawn(peer)).toBe(false);
-    }
+    for (const peer of [b, c]) expect(withdrawn(peer)).toBe(false);
     const withdraw = await a.app.inject({
       method: "POST",
       url: "/api/admin/tools/withdrawn-math/add/withdraw",

@@ -227,27 +227,26 @@ describe("tracing disabled", () => {
 describe("tracing on the front door", () => {
   const clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
   const clientSpan = "00f067aa0ba902b7";
-
-  it("continues the caller's trace from _meta and keeps the caller's other _meta keys for the upstream", async () => {
-    const collector = await startOtlpCollector();
-    const { gateway, app, close } = await startTestGateway(`
+  const frontDoorYaml = (endpoint: string) => `
 tool_access: {mode: front_door}
 mcp_servers:
   echo:
     command: [node, ${JSON.stringify(META_ECHO)}]
 observability:
-  tracing: {otlp_endpoint: "${collector.endpoint}/"}
-`);
+  tracing: {otlp_endpoint: "${endpoint}"}
+`;
+  const toolListed = (client: Client, name: string) =>
+    waitFor(async () => (await client.listTools()).tools.some((tool) => tool.name === name), 20_000);
+
+  it("continues the caller's trace from _meta and keeps the caller's other _meta keys for the upstream", async () => {
+    const collector = await startOtlpCollector();
+    const { gateway, app, close } = await startTestGateway(frontDoorYaml(`${collector.endpoint}/`));
     let client: Client | undefined;
     let meta: Record<string, unknown> | null = null;
     try {
       client = await connectHttp(await app.listen({ host: "127.0.0.1", port: 0 }));
       gateway.startBackground();
-      const connected = client;
-      await waitFor(
-        async () => (await connected.listTools()).tools.some((tool) => tool.name === "meta"),
-        20_000,
-      );
+      await toolListed(client, "meta");
       const result = (await client.callTool({
         name: "meta",
         arguments: {},
@@ -267,14 +266,7 @@ observability:
 
   it("continues a trace from the HTTP traceparent header, and _meta wins over it", async () => {
     const collector = await startOtlpCollector();
-    const { gateway, app, close } = await startTestGateway(`
-tool_access: {mode: front_door}
-mcp_servers:
-  echo:
-    command: [node, ${JSON.stringify(META_ECHO)}]
-observability:
-  tracing: {otlp_endpoint: "${collector.endpoint}"}
-`);
+    const { gateway, app, close } = await startTestGateway(frontDoorYaml(collector.endpoint));
     const headerTrace = "0af7651916cd43dd8448eb211c80319c";
     const headerSpan = "b7ad6b7169203331";
     let client: Client | undefined;
@@ -288,11 +280,7 @@ observability:
         }),
       );
       gateway.startBackground();
-      const connected = client;
-      await waitFor(
-        async () => (await connected.listTools()).tools.some((tool) => tool.name === "meta"),
-        20_000,
-      );
+      await toolListed(client, "meta");
       await client.callTool({ name: "meta", arguments: { n: 1 } });
       await client.callTool({
         name: "meta",
