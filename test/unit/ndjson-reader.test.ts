@@ -138,10 +138,21 @@ describe("StdioMessageReader", () => {
     expect(oversized).toEqual(["the server sent a message larger than 16 bytes"]);
   });
 
+  it("reads a result with its own __proto__ key as the SDK does (the key dropped)", () => {
+    const line = '{"jsonrpc":"2.0","id":1,"result":{"content":[],"__proto__":{"x":1}}}';
+    const { messageReader, received } = messages();
+    messageReader.push(Buffer.from(`${line}\n`));
+    expect(received).toEqual([deserializeMessage(line)]);
+    expect(Object.hasOwn((received[0] as { result: object }).result, "__proto__")).toBe(false);
+  });
+
   it("reads every line as the SDK's deserializeMessage does", () => {
     const id = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constant(null));
     const result = fc.oneof(
-      fc.dictionary(fc.constantFrom("content", "isError", "_meta", "structuredContent"), fc.jsonValue()),
+      fc.dictionary(
+        fc.constantFrom("content", "isError", "_meta", "structuredContent", "__proto__"),
+        fc.jsonValue(),
+      ),
       fc.jsonValue(),
     );
     const line = fc.record(

@@ -4,15 +4,16 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isPlainJsonObject } from "../../domain/plain-json-object.js";
 
 /** The keys a JSON-RPC request may have (the SDK's request schema is strict). */
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
 /**
  * One message of a POST body as the SDK's `JSONRPCMessageSchema` reads it, or null when it is not
- * a JSON-RPC message. Plain requests and notifications (no `_meta` in their params: the schema's
- * only part that could change a value) are checked in place, which is what nearly every message
- * is; anything else goes through the schema.
+ * a JSON-RPC message. Plain requests and notifications (no `_meta` and no own `__proto__` key in
+ * their params: the parts the schema could change) are checked in place, which is what nearly every
+ * message is; anything else goes through the schema.
  */
 export function readMessage(item: unknown): JSONRPCMessage | null {
   if (isPlainRequest(item)) return item;
@@ -21,21 +22,15 @@ export function readMessage(item: unknown): JSONRPCMessage | null {
 }
 
 function isPlainRequest(item: unknown): item is JSONRPCMessage {
-  if (typeof item !== "object" || item === null || Array.isArray(item)) return false;
-  const message = item as Record<string, unknown>;
+  if (!isPlainJsonObject(item)) return false;
+  const message = item;
   for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
   if (message.jsonrpc !== "2.0" || typeof message.method !== "string") return false;
   const id = message.id;
   if ("id" in message && typeof id !== "string" && !Number.isSafeInteger(id)) return false;
   const params = message.params;
   if (params === undefined) return !("params" in message);
-  return (
-    typeof params === "object" &&
-    params !== null &&
-    !Array.isArray(params) &&
-    (params as Record<string, unknown>)._meta === undefined &&
-    !("_meta" in params)
-  );
+  return isPlainJsonObject(params) && !("_meta" in params);
 }
 
 /** A message read by {@link readMessage} that expects an answer. */

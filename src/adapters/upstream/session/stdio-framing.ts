@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { LogSink } from "../../../app/ports/upstream.js";
+import { isPlainJsonObject } from "../../../domain/plain-json-object.js";
 import { NdjsonReader } from "./ndjson-reader.js";
 
 /**
@@ -65,8 +66,9 @@ const RESULT_KEYS = new Set(["jsonrpc", "id", "result"]);
 
 /**
  * One line of output as the SDK's `deserializeMessage` reads it (it throws on what is not
- * JSON-RPC). A result without `_meta` (the schema's only part that could change a value), which is
- * what nearly every line is, is checked in place; anything else goes through the SDK's schema.
+ * JSON-RPC). A result without `_meta` and without an own `__proto__` key (the parts the schema could
+ * change), which is what nearly every line is, is checked in place; anything else goes through the
+ * SDK's schema.
  */
 function readLine(line: string): JSONRPCMessage {
   const value: unknown = JSON.parse(line);
@@ -74,16 +76,13 @@ function readLine(line: string): JSONRPCMessage {
 }
 
 function isPlainResult(value: unknown): value is JSONRPCMessage {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const message = value as Record<string, unknown>;
-  for (const key in message) if (!RESULT_KEYS.has(key)) return false;
-  const { id, result } = message;
+  if (!isPlainJsonObject(value)) return false;
+  for (const key in value) if (!RESULT_KEYS.has(key)) return false;
+  const { id, result } = value;
   return (
-    message.jsonrpc === "2.0" &&
+    value.jsonrpc === "2.0" &&
     (typeof id === "string" || Number.isSafeInteger(id)) &&
-    typeof result === "object" &&
-    result !== null &&
-    !Array.isArray(result) &&
+    isPlainJsonObject(result) &&
     !("_meta" in result)
   );
 }
