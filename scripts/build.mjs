@@ -24,5 +24,7 @@ const missing = sources(src).some(
 if (missing) rmSync(join(dist, ".tsbuildinfo"), { force: true });
 
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+});
 process.exit(result.status ?? 1);
