@@ -11,7 +11,10 @@ export interface BatchedWriterOptions<T> {
   onFailed?(error: unknown, count: number): void;
   /** The oldest pending items were dropped to stay within the bound. */
   onDropped?(count: number): void;
-  /** When set, a failed write is tried again this long after it even when no new item comes. */
+  /**
+   * When set, a failed write is tried again this long after it, and items pushed meanwhile wait
+   * for that attempt; when not set, the next item pushed brings the next attempt.
+   */
   retryDelayMs?: number;
 }
 

@@ -108,6 +108,18 @@ describe("observability.audit: audit records exported as OTLP logs", () => {
     expect(collector?.logs.map((record) => record.attributes["mcp.tool.name"])).toEqual(["add", "multiply"]);
   });
 
+  it("sends the credentials of the endpoint's URL as basic authentication", async () => {
+    collector = await startOtlpCollector();
+    const endpoint = collector.endpoint.replace("http://", "http://audit:s%40cret@");
+    gateway = await startTestGateway(yaml(`    otlp_endpoint: ${endpoint}`));
+    client = await connectHttp(await gateway.app.listen({ host: "127.0.0.1", port: 0 }));
+    await call("add");
+    await waitFor(() => (collector?.logs.length ?? 0) >= 1, 10_000);
+    expect(collector.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from("audit:s@cret").toString("base64")}`,
+    );
+  });
+
   it("exports nothing when disabled, even with an endpoint", async () => {
     await boot("    enabled: false\n    otlp_endpoint: COLLECTOR");
     await call("add");

@@ -749,7 +749,7 @@ discovery:
         return json.sources[0]?.last_discovery !== null;
       });
       // The watcher may still be reading the directory when the first cycle ends, and misses what
-      // changes meanwhile: the file is written again every 3 s (longer than the two debounces)
+      // changes meanwhile: the file is written again every 3 s (longer than the debounce)
       // until the change is seen. The refresh interval (an hour) never fires in the test.
       const definition = `mcp_servers:\n  adder:\n    command: [node, ${JSON.stringify(ARITHMETIC)}]\n`;
       let lastWrite = 0;

@@ -44,12 +44,27 @@ interface KeyValue {
 export class OtlpAuditLogExporter implements ComplianceExporter {
   readonly format = "otlp";
   readonly destination = "otlp" as const;
+  private readonly url: string;
+  private readonly headers: Record<string, string> = { "content-type": "application/json" };
 
+  /**
+   * `url` may carry credentials (`http://user:secret@collector:4318/v1/logs`): they are sent as
+   * HTTP basic authentication, since `fetch` refuses a URL that holds them.
+   */
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly resource: AuditLogResource,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    const parsed = new URL(url);
+    if (parsed.username !== "" || parsed.password !== "") {
+      const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+      this.headers.authorization = `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`;
+      parsed.username = "";
+      parsed.password = "";
+    }
+    this.url = parsed.href;
+  }
 
   async write(records: readonly AuditRecord[]): Promise<void> {
     for (let start = 0; start < records.length; start += RECORDS_PER_REQUEST) {
@@ -62,15 +77,15 @@ export class OtlpAuditLogExporter implements ComplianceExporter {
     try {
       response = await fetch(this.url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: this.headers,
         body: JSON.stringify(otlpLogs(records, this.resource, this.now())),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
       throw withCode("OTLP log export failed", networkCode(error));
     }
-    // The body is not needed; reading it frees the connection for the next export.
-    await response.arrayBuffer().catch(() => undefined);
+    // The body is not needed: dropping it unread frees the connection for the next export.
+    await response.body?.cancel().catch(() => undefined);
     if (!response.ok) throw withCode("OTLP log export refused", `http_${response.status}`);
   }
 }
@@ -100,7 +115,9 @@ export function otlpLogs(records: readonly AuditRecord[], resource: AuditLogReso
 }
 
 function logRecord(record: AuditRecord, observedTimeUnixNano: string) {
-  const severity = SEVERITY[record.outcome as keyof typeof SEVERITY] ?? SEVERITY.failure;
+  const severity = Object.hasOwn(SEVERITY, record.outcome)
+    ? SEVERITY[record.outcome as keyof typeof SEVERITY]
+    : SEVERITY.failure;
   const attributes: KeyValue[] = [
     attribute("audit.id", record.id),
     attribute("audit.action", record.action),
@@ -130,7 +147,9 @@ function anyValue(value: unknown): AnyValue {
   if (typeof value === "string") return { stringValue: value };
   if (typeof value === "boolean") return { boolValue: value };
   if (typeof value === "number") {
-    return Number.isSafeInteger(value) ? { intValue: String(value) } : { doubleValue: value };
+    if (Number.isSafeInteger(value)) return { intValue: String(value) };
+    // JSON has no NaN or infinity: those go as their names.
+    return Number.isFinite(value) ? { doubleValue: value } : { stringValue: String(value) };
   }
   return { stringValue: JSON.stringify(value) };
 }

@@ -181,6 +181,8 @@ export class DiscoveryService {
     if (!this.watching || !record.configured || !record.source?.watch || record.stopWatch) return;
     const id = record.id;
     record.stopWatch = record.source.watch(() => {
+      // A change reported after watching stopped (leadership lost) starts no cycle.
+      if (!this.watching) return;
       clearTimeout(this.debounce.get(id));
       const timer = setTimeout(() => {
         this.debounce.delete(id);

@@ -85,7 +85,7 @@ export class ComplianceRecorder {
   }
 }
 
-/** A failed output is retried this long after a failure when no new record triggers a write. */
+/** A failed output is written again this long after the failure; records that come meanwhile wait. */
 const RETRY_DELAY_MS = 5_000;
 
 function errorCode(error: unknown): string {

@@ -15,7 +15,8 @@ export interface ToolCallSpanStart {
     readonly sessionId?: string | undefined;
   };
   /**
-   * The `_meta` of the caller's request (front door): a valid `traceparent` there makes the span a
+   * The caller's trace context (front door): the request's `_meta`, or the `traceparent` and
+   * `tracestate` of the HTTP request that carried it. A valid `traceparent` there makes the span a
    * child of the caller's trace. Anything else in it is ignored.
    */
   readonly parent?: Readonly<Record<string, unknown>> | undefined;

@@ -79,7 +79,9 @@ export class DockerDiscoverySource implements DiscoverySource {
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
     let controller: AbortController | undefined;
-    const changed = () => onChange();
+    const changed = () => {
+      if (!stopped) onChange();
+    };
     const reconnect = () => {
       if (stopped || retry) return;
       retry = setTimeout(() => {

@@ -75,14 +75,16 @@ export class FilesystemDiscoverySource implements DiscoverySource {
   }
 
   watch(onChange: () => void): () => void {
+    let stopped = false;
     const watcher = watch(this.options.path, { ignoreInitial: true, depth: 0 });
     watcher.on("all", (_event, changed) => {
-      if (fnmatch(basename(changed), this.pattern)) onChange();
+      if (!stopped && fnmatch(basename(changed), this.pattern)) onChange();
     });
     // A watcher failure (directory removed, too many watches) must not crash the process; the
     // refresh interval still scans, and the scan reports a missing directory.
     watcher.on("error", () => {});
     return () => {
+      stopped = true;
       void watcher.close();
     };
   }
