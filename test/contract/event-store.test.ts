@@ -268,6 +268,28 @@ function contract(name: BackendName): void {
     await eventually(async () => (await store.readAll()).length === 1);
   });
 
+  it("writes an event at the end of its turn when the last write is long past, else after the delay", async () => {
+    const store = await open({ batchDelayMs: 60_000, idleCommitAfterMs: 10_000 });
+    // Nothing written yet: the first event does not wait for the delay.
+    store.append("s", [toolEvent()]);
+    await eventually(async () => (await store.readAll()).length === 1);
+    // A write 10 s ago or less: the next event waits for company (here, for the flush).
+    store.append("s", [toolEvent()]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await store.readAll()).toHaveLength(1);
+    await store.flush();
+    expect(await store.readAll()).toHaveLength(2);
+  });
+
+  it("always waits for the delay with idleCommitAfterMs Infinity", async () => {
+    const store = await open({ batchDelayMs: 60_000, idleCommitAfterMs: Number.POSITIVE_INFINITY });
+    store.append("s", [toolEvent()]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await store.readAll()).toEqual([]);
+    await store.flush();
+    expect(await store.readAll()).toHaveLength(1);
+  });
+
   it("writes a full batch at once, without waiting for the delay", async () => {
     const store = await open({ batchSize: 10, batchDelayMs: 60_000 });
     for (let i = 0; i < 10; i++) store.append("s", [toolEvent()]);

@@ -12,6 +12,13 @@ export const DEFAULT_BATCH_SIZE = 500;
  * be invisible next to a tool call's own latency, long enough to gather a burst into one commit.
  */
 export const DEFAULT_BATCH_DELAY_MS = 5;
+/**
+ * When the last batch was written longer ago than this, an event is written at the end of the
+ * turn of the event loop that appended it instead of after the delay: at a low rate there is no
+ * burst to gather, and the commit then runs while the gateway waits for its next request (its
+ * tool call already answered) rather than landing, 5 ms later, in the middle of another call.
+ */
+export const DEFAULT_IDLE_COMMIT_AFTER_MS = 2;
 /** First wait after a failed batch; doubled on each further failure of the same batch... */
 export const RETRY_INITIAL_MS = 50;
 /** ...up to this, so a recovered database is noticed within a few seconds. */
@@ -61,6 +68,11 @@ export interface GroupCommitOptions {
   batchSize?: number;
   /** Longest wait before a partial batch is written; default {@link DEFAULT_BATCH_DELAY_MS}. */
   batchDelayMs?: number;
+  /**
+   * Quiet time after which an event is written at the end of its turn rather than after
+   * `batchDelayMs`; default {@link DEFAULT_IDLE_COMMIT_AFTER_MS}. `Infinity` always waits.
+   */
+  idleCommitAfterMs?: number;
   /** Longest time `close()` waits for the queue to be written; default {@link DEFAULT_CLOSE_TIMEOUT_MS}. */
   closeTimeoutMs?: number;
   /** Told about every failed batch attempt (composition logs it); the batch is retried regardless. */
@@ -82,6 +94,7 @@ export class BatchingAppender {
   readonly #write: BatchWriter;
   readonly #batchSize: number;
   readonly #batchDelayMs: number;
+  readonly #idleCommitAfterMs: number;
   readonly #closeTimeoutMs: number;
   readonly #onError: (error: unknown, failure: BatchFailure) => void;
 
@@ -92,6 +105,9 @@ export class BatchingAppender {
   #waiters: FlushWaiter[] = [];
   #writing = false;
   #timer: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
+  /** `performance.now()` when the last batch was written; none yet counts as long ago. */
+  #lastWrittenAt = Number.NEGATIVE_INFINITY;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Set when `close()` gave up: the queue is abandoned and every later flush rejects with it. */
@@ -102,6 +118,10 @@ export class BatchingAppender {
     this.#write = write;
     this.#batchSize = positiveInteger(options.batchSize ?? DEFAULT_BATCH_SIZE, "batchSize");
     this.#batchDelayMs = nonNegative(options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS, "batchDelayMs");
+    const idle = options.idleCommitAfterMs ?? DEFAULT_IDLE_COMMIT_AFTER_MS;
+    // Infinity is allowed here: it turns the end-of-turn write off.
+    this.#idleCommitAfterMs =
+      idle === Number.POSITIVE_INFINITY ? idle : nonNegative(idle, "idleCommitAfterMs");
     this.#closeTimeoutMs = nonNegative(options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, "closeTimeoutMs");
     this.#onError = options.onError ?? (() => undefined);
   }
@@ -184,7 +204,15 @@ export class BatchingAppender {
       void this.#drain();
       return;
     }
-    this.#timer ??= setTimeout(() => {
+    if (this.#timer || this.#immediate) return;
+    if (performance.now() - this.#lastWrittenAt > this.#idleCommitAfterMs) {
+      this.#immediate = setImmediate(() => {
+        this.#immediate = undefined;
+        void this.#drain();
+      });
+      return;
+    }
+    this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#drain();
     }, this.#batchDelayMs);
@@ -192,7 +220,9 @@ export class BatchingAppender {
 
   #clearTimer(): void {
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#immediate) clearImmediate(this.#immediate);
     this.#timer = undefined;
+    this.#immediate = undefined;
   }
 
   /** The only writer: batches go out one after another, so commit order is append order. */
@@ -204,6 +234,7 @@ export class BatchingAppender {
       while (this.#queue.length > 0 && !this.#abandoned) {
         const batch = this.#takeBatch();
         if (!(await this.#writeWithRetry(batch))) return;
+        this.#lastWrittenAt = performance.now();
         this.#queue.splice(0, batch.length);
         this.#queuedEvents -= countEvents(batch);
         this.#committedSeq = batch[batch.length - 1]!.seq;
