@@ -31,13 +31,29 @@ export type AnnotationScan =
   | { readonly ok: true; readonly annotations: readonly HeaderAnnotation[] }
   | { readonly ok: false; readonly problem: string };
 
+/** Scans by schema object: a listed tool's schema is read on every call and never changed. */
+const SCANS = new WeakMap<object, AnnotationScan>();
+
 /**
  * The `x-mcp-header` annotations of an input schema, reached from the root through `properties`
  * only (annotations under `items`, combinators or `$defs` are not mirrored by clients and are not
  * read). Invalid when a name is empty, is not an HTTP token, repeats another case-insensitively, or
  * annotates a property whose type is not string, integer or boolean.
+ *
+ * The answer is kept per schema object (input schemas are treated as immutable once listed: a new
+ * listing brings new objects), so the calls of a tool do not walk its schema again.
  */
 export function scanHeaderAnnotations(inputSchema: unknown): AnnotationScan {
+  if (typeof inputSchema !== "object" || inputSchema === null) return scanSchema(inputSchema);
+  let scan = SCANS.get(inputSchema);
+  if (scan === undefined) {
+    scan = scanSchema(inputSchema);
+    SCANS.set(inputSchema, scan);
+  }
+  return scan;
+}
+
+function scanSchema(inputSchema: unknown): AnnotationScan {
   const annotations: HeaderAnnotation[] = [];
   const seen = new Set<string>();
   const visit = (schema: unknown, path: string[]): string | null => {

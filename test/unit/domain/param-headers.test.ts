@@ -160,3 +160,14 @@ describe("Mcp-Param headers against the arguments", () => {
     expect(refusal?.reason).not.toMatch(/secret/);
   });
 });
+
+describe("scanHeaderAnnotations keeps its answer per schema object", () => {
+  it("answers a schema seen before from memory, and a new listing's schema anew", () => {
+    const schema = { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } };
+    const first = scanHeaderAnnotations(schema);
+    expect(scanHeaderAnnotations(schema)).toBe(first);
+    const relisted = { type: "object", properties: { region: { type: "number", "x-mcp-header": "Region" } } };
+    expect(scanHeaderAnnotations(relisted)).toMatchObject({ ok: false });
+    expect(first).toMatchObject({ ok: true, annotations: [{ name: "Region", path: ["region"] }] });
+  });
+});
