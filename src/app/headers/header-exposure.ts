@@ -64,6 +64,8 @@ export class HeaderExposure {
   }
 
   private blocksOf(targetId: string): HeaderExposureBlock[] {
+    // No `header_exposure` block anywhere (the common case): nothing to gather per call.
+    if (this.blocks.size === 0) return [];
     const ids = this.deps.groups.has(targetId)
       ? [targetId]
       : [targetId, ...[...this.deps.groups.groupsOf(targetId)].sort()];
