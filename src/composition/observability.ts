@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { openComplianceExporter } from "../adapters/observability/compliance-export.js";
 import { PromGatewayMetrics } from "../adapters/observability/metrics.js";
 import { OtlpAuditLogExporter } from "../adapters/observability/otlp-audit-log-exporter.js";
-import { loggableUrl, otlpSignalUrl } from "../adapters/observability/tracing/otlp-traces-url.js";
+import { loggableUrl, otlpSignalUrl } from "../adapters/observability/otlp-url.js";
 import type { EventBus } from "../app/event-bus.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";

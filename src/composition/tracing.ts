@@ -1,4 +1,4 @@
-import { loggableUrl, otlpTracesUrl } from "../adapters/observability/tracing/otlp-traces-url.js";
+import { loggableUrl, otlpTracesUrl } from "../adapters/observability/otlp-url.js";
 import type { Logger } from "../app/ports/logger.js";
 import { NOOP_TRACER, type Tracer } from "../app/ports/tracer.js";
 import type { GatewayConfig } from "../config/schema.js";

@@ -21,9 +21,8 @@ export function readMessage(item: unknown): JSONRPCMessage | null {
   return parsed.success ? parsed.data : null;
 }
 
-function isPlainRequest(item: unknown): item is JSONRPCMessage {
-  if (!isPlainJsonObject(item)) return false;
-  const message = item;
+function isPlainRequest(message: unknown): message is JSONRPCMessage {
+  if (!isPlainJsonObject(message)) return false;
   for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
   if (message.jsonrpc !== "2.0" || typeof message.method !== "string") return false;
   const id = message.id;

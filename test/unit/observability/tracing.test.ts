@@ -2,9 +2,9 @@ import { createServer } from "node:net";
 import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { describe, expect, it } from "vitest";
+import { loggableUrl, otlpTracesUrl } from "../../../src/adapters/observability/otlp-url.js";
 import { whenUnreachable } from "../../../src/adapters/observability/tracing/collector-probe.js";
 import { OtelTracer } from "../../../src/adapters/observability/tracing/otel-tracer.js";
-import { loggableUrl, otlpTracesUrl } from "../../../src/adapters/observability/tracing/otlp-traces-url.js";
 import {
   EXPORT_FAILURE_REPORT_INTERVAL_MS,
   failureReason,

@@ -21,9 +21,9 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import type { Logger } from "../../../app/ports/logger.js";
 import type { ToolCallSpan, ToolCallSpanStart, ToolCallStatus, Tracer } from "../../../app/ports/tracer.js";
+import { loggableUrl } from "../otlp-url.js";
 import { whenUnreachable } from "./collector-probe.js";
 import { JsonLineSpanExporter } from "./json-line-span-exporter.js";
-import { loggableUrl } from "./otlp-traces-url.js";
 import { ReportingSpanExporter } from "./reporting-span-exporter.js";
 
 /**
