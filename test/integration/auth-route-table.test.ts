@@ -133,3 +133,39 @@ describe("tenant confinement", () => {
     expect(other.json().history).toEqual([]);
   });
 });
+
+describe("routes the table names by their GET or collection path", () => {
+  it("authenticates HEAD routes and the collection redirects like the others, and leaves the probes open", async () => {
+    const anonymous = [
+      ["HEAD", "/api/system/"],
+      ["GET", "/api/system"],
+      ["POST", "/api/mcp_servers"],
+      ["HEAD", "/api/mcp_servers/math"],
+    ] as const;
+    for (const [method, url] of anonymous) {
+      const response = await gw.app.inject({ method, url });
+      expect([method, url, response.statusCode]).toEqual([method, url, 401]);
+    }
+    const head = await gw.app.inject({
+      method: "HEAD",
+      url: "/api/system/",
+      headers: { "x-api-key": keys.nobody },
+    });
+    expect(head.statusCode).toBe(200);
+    const redirect = await gw.app.inject({
+      method: "GET",
+      url: "/api/system",
+      headers: { "x-api-key": keys.nobody },
+    });
+    expect(redirect.statusCode).toBe(307);
+    const denied = await gw.app.inject({
+      method: "HEAD",
+      url: "/api/mcp_servers/math",
+      headers: { "x-api-key": keys.nobody },
+    });
+    expect(denied.statusCode).toBe(403);
+    for (const url of ["/api/health/live", "/health/live"]) {
+      expect([url, (await gw.app.inject({ method: "GET", url })).statusCode]).toEqual([url, 200]);
+    }
+  });
+});

@@ -61,6 +61,21 @@ describe("metrics and compliance export through a running gateway", () => {
     expect(response.body).toMatch(/^process_cpu_seconds_total \d/m);
   });
 
+  it("times each HTTP request once, by route pattern (never the raw URL); one no route matched as unmatched", async () => {
+    await app.inject({ method: "GET", url: "/api/mcp_servers/math" });
+    await app.inject({ method: "GET", url: "/api/mcp_servers/no-such-server" });
+    await app.inject({ method: "HEAD", url: "/api/mcp_servers/math" });
+    await app.inject({ method: "GET", url: "/no/such/path" });
+    const { body } = await app.inject({ method: "GET", url: "/metrics" });
+    const count = (labels: string) =>
+      body.match(new RegExp(`^airlock_http_request_duration_seconds_count\\{${labels}\\} (\\d+)$`, "m"))?.[1];
+    expect(count('method="GET",route="/api/mcp_servers/:id",status_code="200"')).toBe("1");
+    expect(count('method="GET",route="/api/mcp_servers/:id",status_code="404"')).toBe("1");
+    expect(count('method="HEAD",route="/api/mcp_servers/:id",status_code="200"')).toBe("1");
+    expect(count('method="GET",route="unmatched",status_code="404"')).toBe("1");
+    expect(body).not.toContain("no-such");
+  });
+
   it("answers gateway_metrics as JSON keyed <server>.<tool>, and as Prometheus text", async () => {
     const { json } = await callJson(client, "gateway_metrics", {});
     expect(json).toMatchObject({

@@ -1,5 +1,6 @@
+import { andThen, type MaybePromise } from "../../domain/maybe-promise.js";
 import { ANONYMOUS, type Principal } from "../context.js";
-import type { ApiKeyRepository, ApiKeyUse } from "../ports/api-key-repository.js";
+import type { ApiKeyRecord, ApiKeyRepository, ApiKeyUse } from "../ports/api-key-repository.js";
 import type { Clock } from "../ports/clock.js";
 import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
@@ -79,13 +80,18 @@ export class Authenticator {
     return methods;
   }
 
-  async authenticate(credentials: Credentials): Promise<Authentication> {
+  /**
+   * The outcome for these credentials: at once when it needs no I/O (a lockout, no or malformed
+   * credentials, an API key the repository holds in memory), else a promise of it.
+   */
+  authenticate(credentials: Credentials): MaybePromise<Authentication> {
     const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
     const locked = this.lockout?.lockedFor(credentials.clientAddress) ?? 0;
     if (locked > 0) return { ok: false, message: TOO_MANY_ATTEMPTS, method, retryAfterSeconds: locked };
-    const outcome = await this.identify(credentials, method);
-    if (!outcome.ok && method !== "none") this.lockout?.recordFailure(credentials.clientAddress);
-    return outcome;
+    return andThen(this.identify(credentials, method), (outcome) => {
+      if (!outcome.ok && method !== "none") this.lockout?.recordFailure(credentials.clientAddress);
+      return outcome;
+    });
   }
 
   /** Writes pending `last_used_at` updates; called on an interval and at shutdown. */
@@ -105,7 +111,7 @@ export class Authenticator {
     await this.flushUses();
   }
 
-  private async identify(credentials: Credentials, method: AuthMethod): Promise<Authentication> {
+  private identify(credentials: Credentials, method: AuthMethod): MaybePromise<Authentication> {
     if (credentials.apiKey && this.deps.apiKeysEnabled) return this.byApiKey(credentials.apiKey);
     if (credentials.bearer) return this.byToken(credentials.bearer);
     if (method === "none" && this.deps.allowAnonymous)
@@ -113,9 +119,15 @@ export class Authenticator {
     return { ok: false, message: NO_CREDENTIALS, method };
   }
 
-  private async byApiKey(raw: string): Promise<Authentication> {
+  private byApiKey(raw: string): MaybePromise<Authentication> {
     if (!raw.startsWith("mcp_")) return { ok: false, message: BAD_KEY_FORMAT, method: "api_key" };
-    const key = await this.deps.apiKeys.findByHash(this.deps.hasher.sha256Hex(raw));
+    return andThen(this.deps.apiKeys.findByHash(this.deps.hasher.sha256Hex(raw)), (key) =>
+      this.judgeKey(key),
+    );
+  }
+
+  /** Revocation and expiry judged against this gateway's clock; a key in force counts as used. */
+  private judgeKey(key: ApiKeyRecord | undefined): Authentication {
     if (!key) return { ok: false, message: NO_CREDENTIALS, method: "api_key" };
     if (key.revoked) return { ok: false, message: KEY_REVOKED, method: "api_key" };
     const now = this.deps.clock.now() / 1000;

@@ -2,6 +2,7 @@ import { type Decision, decide, type HeldRole } from "../../domain/auth/decide.j
 import { parsePermission } from "../../domain/auth/permissions.js";
 import { BUILTIN_ROLES, isBuiltinRole, parseGrants } from "../../domain/auth/roles.js";
 import { parseScope } from "../../domain/auth/scope.js";
+import { andThen, type MaybePromise } from "../../domain/maybe-promise.js";
 import type { Principal } from "../context.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
@@ -68,29 +69,79 @@ export class Authorizer {
     this.held.clear();
   }
 
-  async decide(
+  /**
+   * Whether the principal's roles grant every permission, then whether the policy engine agrees.
+   * At once when the roles are in memory and no policy engine is configured, else a promise.
+   */
+  decide(
     principal: Principal,
     permissions: readonly string[],
     options: AuthorizeOptions,
-  ): Promise<Decision> {
+  ): MaybePromise<Decision> {
     const required = permissions.map(parsePermission);
     if (required.some((permission) => permission === null)) return denied();
-    const decision = decide(
-      await this.heldRoles(principal),
-      required as NonNullable<(typeof required)[number]>[],
-      options.tenantAware,
+    return andThen(this.heldRoles(principal), (held) => {
+      const decision = decide(
+        held,
+        required as NonNullable<(typeof required)[number]>[],
+        options.tenantAware,
+      );
+      if (!decision.allowed || !this.deps.policyEngine) return decision;
+      return this.askPolicyEngine(this.deps.policyEngine, principal, permissions, options, decision);
+    });
+  }
+
+  /** Whether the principal holds the admin role at global scope. */
+  isAdmin(principal: Principal): MaybePromise<boolean> {
+    return andThen(this.heldRoles(principal), (held) =>
+      held.some((role) => role.role === "admin" && role.scope.kind === "global"),
     );
-    if (!decision.allowed || !this.deps.policyEngine) return decision;
-    for (const [index, permission] of required.entries()) {
+  }
+
+  /**
+   * The roles a principal holds, each with its scope and grants; unknown roles grant nothing. At
+   * once once the reads they come from have settled and are still fresh.
+   */
+  heldRoles(principal: Principal): MaybePromise<readonly HeldRole[]> {
+    const assigned = this.assignedRoles(principal.id);
+    const custom = this.customRoleGrants();
+    const key = `${principal.id}\u0000${principal.roles.join("\u0000")}`;
+    const cached = this.held.get(key);
+    if (cached && cached.assigned === assigned && cached.custom === custom)
+      return cached.settled ?? cached.roles;
+    const entry: HeldRolesEntry = {
+      assigned,
+      custom,
+      roles: Promise.all([assigned, custom]).then(([a, c]) => {
+        const roles = resolveHeldRoles(principal.roles, a, c);
+        entry.settled = roles;
+        return roles;
+      }),
+    };
+    if (this.held.size >= MAX_HELD_ENTRIES) this.held.clear();
+    this.held.set(key, entry);
+    return entry.roles;
+  }
+
+  /** The policy engine's word on each permission the roles granted; the first refusal denies. */
+  private async askPolicyEngine(
+    engine: PolicyEngine,
+    principal: Principal,
+    permissions: readonly string[],
+    options: AuthorizeOptions,
+    decision: Decision,
+  ): Promise<Decision> {
+    for (const name of permissions) {
+      const permission = parsePermission(name);
       if (!permission) return denied();
-      const allowed = await this.deps.policyEngine.allows({
+      const allowed = await engine.allows({
         principal: {
           id: principal.id,
           type: principal.type,
           tenant_id: principal.tenant_id,
           roles: principal.roles,
         },
-        permission: permissions[index] as string,
+        permission: name,
         resource_type: permission.resource,
         action: permission.action,
         resource_id: permission.id,
@@ -99,26 +150,6 @@ export class Authorizer {
       if (!allowed) return denied();
     }
     return decision;
-  }
-
-  /** Whether the principal holds the admin role at global scope. */
-  async isAdmin(principal: Principal): Promise<boolean> {
-    return (await this.heldRoles(principal)).some(
-      (held) => held.role === "admin" && held.scope.kind === "global",
-    );
-  }
-
-  /** The roles a principal holds, each with its scope and grants; unknown roles grant nothing. */
-  heldRoles(principal: Principal): Promise<readonly HeldRole[]> {
-    const assigned = this.assignedRoles(principal.id);
-    const custom = this.customRoleGrants();
-    const key = `${principal.id}\u0000${principal.roles.join("\u0000")}`;
-    const cached = this.held.get(key);
-    if (cached && cached.assigned === assigned && cached.custom === custom) return cached.roles;
-    const roles = Promise.all([assigned, custom]).then(([a, c]) => resolveHeldRoles(principal.roles, a, c));
-    if (this.held.size >= MAX_HELD_ENTRIES) this.held.clear();
-    this.held.set(key, { assigned, custom, roles });
-    return roles;
   }
 
   private assignedRoles(principalId: string): Promise<{ role: string; scope: string }[]> {
@@ -166,6 +197,8 @@ interface HeldRolesEntry {
   assigned: Promise<{ role: string; scope: string }[]>;
   custom: Promise<Map<string, readonly string[]>>;
   roles: Promise<readonly HeldRole[]>;
+  /** The roles, once `roles` has settled. */
+  settled?: readonly HeldRole[];
 }
 
 /** The roles declared with the identity and those assigned, with their scopes and grants parsed. */

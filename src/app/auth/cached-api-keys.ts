@@ -1,3 +1,4 @@
+import type { MaybePromise } from "../../domain/maybe-promise.js";
 import type {
   ApiKeyRecord,
   ApiKeyRepository,
@@ -51,15 +52,13 @@ export class CachedApiKeyRepository implements ApiKeyRepository {
     return this.byHash.size;
   }
 
-  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+  /** A key held and fresh is answered at once; any other lookup reads the store. */
+  findByHash(keyHash: string): MaybePromise<ApiKeyRecord | undefined> {
     const now = this.clock.monotonic();
     const cached = this.byHash.get(keyHash);
     if (cached && cached.until > now) return cached.record;
     if (cached) this.byHash.delete(keyHash);
-    const generation = this.generation;
-    const record = await this.store.findByHash(keyHash);
-    if (record && generation === this.generation) this.remember(keyHash, record, now);
-    return record;
+    return this.read(keyHash, now);
   }
 
   async revoke(keyId: string, revocation: ApiKeyRevocation): Promise<ApiKeyRecord | undefined> {
@@ -93,6 +92,13 @@ export class CachedApiKeyRepository implements ApiKeyRepository {
     for (const [hash, entry] of this.byHash) {
       if (entry.record.key_id === keyId) this.byHash.delete(hash);
     }
+  }
+
+  private async read(keyHash: string, now: number): Promise<ApiKeyRecord | undefined> {
+    const generation = this.generation;
+    const record = await this.store.findByHash(keyHash);
+    if (record && generation === this.generation) this.remember(keyHash, record, now);
+    return record;
   }
 
   private remember(keyHash: string, record: ApiKeyRecord, now: number): void {

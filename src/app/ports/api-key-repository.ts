@@ -1,3 +1,5 @@
+import type { MaybePromise } from "../../domain/maybe-promise.js";
+
 /** An API key as stored: never the raw key, only its SHA-256. Times are epoch seconds, fractional. */
 export interface ApiKeyRecord {
   readonly key_id: string;
@@ -44,7 +46,8 @@ export interface ApiKeyUse {
  */
 export interface ApiKeyRepository {
   create(key: NewApiKey): Promise<void>;
-  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** At once, without a promise, when a cache in front of the store holds the key. */
+  findByHash(keyHash: string): MaybePromise<ApiKeyRecord | undefined>;
   get(keyId: string): Promise<ApiKeyRecord | undefined>;
   /** The keys of one principal, oldest first; revoked ones only with `includeRevoked`. */
   list(principalId: string, includeRevoked: boolean): Promise<ApiKeyRecord[]>;

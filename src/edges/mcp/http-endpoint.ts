@@ -6,7 +6,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
@@ -108,18 +108,18 @@ export class McpHttpEndpoint {
 
   mount(app: FastifyInstance, path = "/mcp"): void {
     // DNS-rebinding protection comes first, for every method (spec: a foreign Host or Origin is 403).
-    app.addHook("onRequest", (request, reply, done) => {
-      const refusal = request.routeOptions.url === path ? this.foreign(request) : null;
+    const onRequest: onRequestHookHandler = (request, reply, done) => {
+      const refusal = this.foreign(request);
       if (refusal) reply.status(403).send(rpcError(-32000, refusal));
       else done();
-    });
-    app.post(path, (request, reply) => this.handlePost(request, reply));
-    app.delete(path, (request, reply) => this.handleExisting(request, reply));
+    };
+    app.post(path, { onRequest }, (request, reply) => this.handlePost(request, reply));
+    app.delete(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
     if (this.options.serverStream) {
-      app.get(path, (request, reply) => this.handleExisting(request, reply));
+      app.get(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
       return;
     }
-    app.get(path, async (_request, reply) =>
+    app.get(path, { onRequest }, async (_request, reply) =>
       reply
         .status(405)
         .header("Allow", "POST, DELETE")

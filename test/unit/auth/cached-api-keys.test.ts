@@ -82,7 +82,7 @@ function setup(maxEntries = 10_000): Setup {
       });
       return { raw, keyId };
     },
-    auth: (raw) => authenticator.authenticate({ apiKey: raw, clientAddress: "127.0.0.1" }),
+    auth: async (raw) => authenticator.authenticate({ apiKey: raw, clientAddress: "127.0.0.1" }),
   };
 }
 
@@ -101,6 +101,26 @@ describe("the API-key cache", () => {
     clock.advance(TTL_MS);
     expect((await auth(raw)).ok).toBe(true);
     expect(store.lookups).toBe(2);
+  });
+
+  it("judges a key it holds at once, without a promise, and a key it must read through one", async () => {
+    const { clock, issue, authenticator } = setup();
+    const { raw } = await issue("alice");
+    const request = { apiKey: raw, clientAddress: "127.0.0.1" };
+    const first = authenticator.authenticate(request);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).ok).toBe(true);
+    const held = authenticator.authenticate(request);
+    expect(held).not.toBeInstanceOf(Promise);
+    expect(held).toMatchObject({ ok: true, principal: { id: "alice", type: "api_key" } });
+    clock.advance(TTL_MS);
+    expect(authenticator.authenticate(request)).toBeInstanceOf(Promise);
+    // Without a key or with a malformed one nothing is read either.
+    expect(authenticator.authenticate({ clientAddress: "127.0.0.1" })).toEqual({
+      ok: false,
+      message: NO_CREDENTIALS,
+      method: "none",
+    });
   });
 
   it("refuses a key revoked through it on the very next request", async () => {

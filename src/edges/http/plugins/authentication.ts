@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { type Authentication, type Authenticator, NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
 import { ANONYMOUS, type Principal } from "../../../app/context.js";
 import type { AppServices } from "../../../app/services.js";
-import { routePermission } from "../../../domain/auth/route-permissions.js";
+import { type RoutePermission, routePermission } from "../../../domain/auth/route-permissions.js";
+import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
 
 /** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
@@ -29,15 +30,20 @@ export interface HttpAuthentication {
   resourceMetadataUrl: string | null;
 }
 
-/** Establishes the caller of an HTTP request from its API-key header or `Authorization: Bearer`. */
-export async function authenticateRequest(
+/**
+ * Establishes the caller of an HTTP request from its API-key header or `Authorization: Bearer`:
+ * at once when the authenticator needs no I/O, else a promise.
+ */
+export function authenticateRequest(
   request: FastifyRequest,
   auth: HttpAuthentication,
-): Promise<Authentication & { clientAddress: string }> {
+): MaybePromise<Authentication & { clientAddress: string }> {
   const clientAddress = auth.proxies.clientAddress(request);
   const { apiKey, bearer } = headerCredentials(request, auth.apiKeyHeader);
-  const outcome = await auth.authenticator.authenticate({ apiKey, bearer, clientAddress });
-  return { ...outcome, clientAddress };
+  return andThen(auth.authenticator.authenticate({ apiKey, bearer, clientAddress }), (outcome) => ({
+    ...outcome,
+    clientAddress,
+  }));
 }
 
 /**
@@ -100,20 +106,47 @@ export function registerAuthentication(
   prefix: string,
 ): void {
   app.decorateRequest("caller", null);
-  // A plain hook decides which requests need authentication, so that the others (`/mcp`, which
-  // authenticates itself, and the public routes) cost no promise.
-  app.addHook("onRequest", (request, reply, done) => {
-    const url = request.routeOptions.url;
-    if (url === undefined || !url.startsWith(`${prefix}/`)) return done();
-    const path = url.slice(prefix.length);
-    if (PUBLIC.test(path) || path === "/ws/events") return done();
-    admit(request, reply, path).then((admitted) => {
-      if (admitted) done();
-    }, done);
+  // Each route under the prefix gets a hook of its own, with its path known and its rule looked
+  // up once per method rather than on every request; the others (`/mcp`, which authenticates
+  // itself, and the public routes) get none. A caller whose key and roles are in memory is admitted
+  // without a promise.
+  app.addHook("onRoute", (route) => {
+    if (!route.url.startsWith(`${prefix}/`)) return;
+    const path = route.url.slice(prefix.length);
+    if (PUBLIC.test(path) || path === "/ws/events") return;
+    route.onRequest = [admission(path), ...hooksOf(route.onRequest)];
   });
-  /** Whether the request may go on; when not, its refusal was sent. */
-  const admit = async (request: FastifyRequest, reply: FastifyReply, path: string): Promise<boolean> => {
-    const outcome = await authenticateRequest(request, auth);
+  const admission = (path: string): onRequestHookHandler => {
+    const rules = new Map<string, RoutePermission | undefined>();
+    const ruleOf = (method: string): RoutePermission | undefined => {
+      if (!rules.has(method)) rules.set(method, routePermission(method, path));
+      return rules.get(method);
+    };
+    return (request, reply, done) => {
+      let admitted: MaybePromise<boolean>;
+      try {
+        admitted = andThen(authenticateRequest(request, auth), (outcome) =>
+          authorize(request, reply, path, ruleOf(request.method), outcome),
+        );
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (admitted === true) return done();
+      if (admitted instanceof Promise) {
+        admitted.then((yes) => {
+          if (yes) done();
+        }, done);
+      }
+    };
+  };
+  /** Whether the authenticated request may go on; when not, its refusal was sent. */
+  const authorize = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    rule: RoutePermission | undefined,
+    outcome: Authentication & { clientAddress: string },
+  ): MaybePromise<boolean> => {
     if (!outcome.ok) return refuse(sendAuthenticationFailure(reply, outcome, auth));
     const caller: Caller = {
       principal: outcome.principal,
@@ -121,7 +154,6 @@ export function registerAuthentication(
       clientAddress: outcome.clientAddress,
     };
     request.caller = caller;
-    const rule = routePermission(request.method, path);
     if (!rule) return refuse(deny(reply, "this route is not permitted"));
     const requirement = rule.requirement;
     if (requirement.kind === "authenticated") {
@@ -131,19 +163,29 @@ export function registerAuthentication(
       );
     }
     if (requirement.kind === "admin") {
-      if (await services.authorizer.isAdmin(caller.principal)) return true;
-      return refuse(deny(reply, "admin role required"));
+      return andThen(
+        services.authorizer.isAdmin(caller.principal),
+        (admin) => admin || refuse(deny(reply, "admin role required")),
+      );
     }
-    const decision = await services.authorizer.decide(caller.principal, requirement.permissions, {
+    const decision = services.authorizer.decide(caller.principal, requirement.permissions, {
       tenantAware: rule.tenantAware,
       route: `${request.method} ${path}`,
     });
-    if (!decision.allowed) {
-      return refuse(deny(reply, `${requirement.permissions.join(" and ")} permission required`));
-    }
-    if (decision.tenant !== null) caller.confinedTo = decision.tenant;
-    return true;
+    return andThen(decision, (decided) => {
+      if (!decided.allowed) {
+        return refuse(deny(reply, `${requirement.permissions.join(" and ")} permission required`));
+      }
+      if (decided.tenant !== null) caller.confinedTo = decided.tenant;
+      return true;
+    });
   };
+}
+
+/** A route's own hooks as a list. */
+export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** A request stopped by the refusal just sent. */

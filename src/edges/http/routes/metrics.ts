@@ -1,9 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from "fastify";
 import { NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
 import type { AppServices } from "../../../app/services.js";
 import {
   authenticateRequest,
   type HttpAuthentication,
+  hooksOf,
   sendAuthenticationFailure,
 } from "../plugins/authentication.js";
 
@@ -12,18 +13,30 @@ const METRICS_PERMISSION = "metrics:read";
 
 /**
  * Times every HTTP request by route pattern (never the raw URL, whose ids would explode the label
- * set). Observed after the response is sent, off the request's own time.
+ * set). Observed after the response is sent, off the request's own time. Each route gets a hook
+ * of its own that knows its pattern (reading it from the request builds an object per request);
+ * a request no route matched is timed as `unmatched`.
  */
 export function registerRequestMetrics(app: FastifyInstance, services: AppServices): void {
   const metrics = services.metrics;
   if (!metrics) return;
-  app.addHook("onResponse", (request, reply, done) => {
+  const observe = (route: string, request: FastifyRequest, reply: FastifyReply): void =>
     metrics.observeHttpRequest({
       method: request.method,
-      route: request.routeOptions.url ?? "unmatched",
+      route,
       status_code: reply.statusCode,
       duration_seconds: reply.elapsedTime / 1000,
     });
+  app.addHook("onRoute", (route) => {
+    const url = route.url;
+    const timed: onResponseHookHandler = (request, reply, done) => {
+      observe(url, request, reply);
+      done();
+    };
+    route.onResponse = [...hooksOf(route.onResponse), timed];
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    if (request.is404) observe("unmatched", request, reply);
     done();
   });
 }
