@@ -40,8 +40,6 @@ const CLI = join(ROOT, "dist", "cli.js");
 const ECHO_SERVER = join(BENCH_DIR, "echo-server.mjs");
 const RESULTS_DIR = join(BENCH_DIR, "results");
 
-/** Calls before measuring: JIT, connection pools and the upstream's first requests settle. */
-const WARMUP_CALLS = 100;
 /** Calls of each new session of the concurrent workload before it is measured. */
 const SESSION_WARMUP_CALLS = 5;
 /** Spawn to serving; a healthy start takes well under a second. */
@@ -57,6 +55,8 @@ class BenchError extends Error {}
 
 const USAGE = `usage: node scripts/bench/run.mjs [options]
   --calls N         calls of the sequential workload, one session (env BENCH_CALLS, default 2000)
+  --warmup N        unmeasured calls of that session first, every target alike: JIT and
+                    connection pools settle (env BENCH_WARMUP, default 3000)
   --sessions S      sessions of the concurrent workload (env BENCH_SESSIONS, default 16)
   --per-session M   calls per session in the concurrent workload (env BENCH_PER_SESSION, default 500)
   --servers K       servers of the large-fleet measurement (env BENCH_SERVERS, default 1000)
@@ -64,8 +64,8 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
   --targets LIST    comma-separated target ids (env BENCH_TARGETS, default all):
                     ${TARGETS.map((t) => t.id).join(",")}
   --sections LIST   comma-separated: ${SECTIONS.join(",")} (env BENCH_SECTIONS, default all)
-  --quick           a short run: 200 sequential calls, 30 per session, 1 s of REST, 5,000
-                    appends, 200 servers (env BENCH_QUICK=1); explicit options still win
+  --quick           a short run: 100 warm-up and 200 sequential calls, 30 per session, 1 s of
+                    REST, 5,000 appends, 200 servers (env BENCH_QUICK=1); explicit options win
   --profile         only the Airlock front door under the concurrent workload, with
                     node --cpu-prof; prints where its CPU time goes (env BENCH_PROFILE=1)
   --timeout SEC     abort the whole run after SEC seconds (env BENCH_TIMEOUT_S, default 600)`;
@@ -76,6 +76,7 @@ function options() {
     ({ values } = parseArgs({
       options: {
         calls: { type: "string" },
+        warmup: { type: "string" },
         sessions: { type: "string" },
         "per-session": { type: "string" },
         servers: { type: "string" },
@@ -124,6 +125,7 @@ function options() {
     quick,
     profile: flag(values.profile, "BENCH_PROFILE"),
     calls: positive("--calls", values.calls, "BENCH_CALLS", 2000, 200),
+    warmup: positive("--warmup", values.warmup, "BENCH_WARMUP", 3000, 100),
     sessions: positive("--sessions", values.sessions, "BENCH_SESSIONS", 16, 16),
     perSession: positive("--per-session", values["per-session"], "BENCH_PER_SESSION", 500, 30),
     servers: positive("--servers", values.servers, "BENCH_SERVERS", 1000, 200),
@@ -433,7 +435,7 @@ async function main() {
     const results = {
       environment: env,
       parameters: {
-        warmup_calls: WARMUP_CALLS,
+        warmup_calls: opts.warmup,
         session_warmup_calls: SESSION_WARMUP_CALLS,
         calls: opts.calls,
         sessions: opts.sessions,
@@ -455,8 +457,8 @@ async function main() {
       const first = track(await handle.connect());
       const readyMs = await waitReady(target, first);
       const checks = target.airlock ? await airlockChecks(target, handle, first) : null;
-      step(`${target.label}: warm-up ${WARMUP_CALLS}, then 1 session x ${opts.calls} calls`);
-      requireWarm(target.label, await runSequential(() => first.call(target.kind), WARMUP_CALLS, shouldStop));
+      step(`${target.label}: warm-up ${opts.warmup}, then 1 session x ${opts.calls} calls`);
+      requireWarm(target.label, await runSequential(() => first.call(target.kind), opts.warmup, shouldStop));
       const probes = { server: handle.serverCpuMs, client: selfCpuMs };
       const sequential = await withCpu(probes, () =>
         runScenario([() => first.call(target.kind)], opts.calls, shouldStop),
@@ -609,6 +611,10 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
   const sessions = [];
   for (let i = 0; i < opts.sessions; i++) sessions.push(track(await handle.connect()));
   await waitReady(target, sessions[0]);
+  requireWarm(
+    target.label,
+    await runSequential(() => sessions[0].call(target.kind), opts.warmup, shouldStop),
+  );
   for (const session of sessions) {
     requireWarm(
       target.label,
