@@ -417,6 +417,39 @@ describe("the loaded configuration", () => {
     expect(error.issues[0]?.message).toMatch(/^YAML syntax error at line 3, column 1: /);
   });
 
+  it("refuses a key written twice in any mapping, block or flow, at the second one's line and column", () => {
+    const cases: [string, string[]][] = [
+      ["logging:\n  level: INFO\nlogging:\n  level: DEBUG\n", ["3:1"]],
+      ["mcp_servers:\n  a:\n    command: [x]\n  b:\n    command: [y]\n  a:\n    command: [z]\n", ["6:3"]],
+      ["mcp_servers: {a: {command: [x]}, a: {command: [y]}}\n", ["1:34"]],
+      ["mcp_servers:\n  a:\n    command: [x]\n    env_list:\n      - {k: 1, k: 2}\n", ["5:16"]],
+      ["a: 1\na: 2\nb: 1\nb: 2\n", ["2:1", "4:1"]],
+    ];
+    for (const [text, places] of cases) {
+      const error = refusal(() => parseConfig(text, { env: {}, sourceName: "c.yaml" }));
+      expect(error.issues).toEqual(
+        places.map((place) => ({
+          path: `c.yaml:${place}`,
+          message: `YAML syntax error at line ${place.replace(":", ", column ")}: Map keys must be unique`,
+          code: "yaml_syntax",
+        })),
+      );
+    }
+  });
+
+  it("lets merge keys repeat, and tells a number key from the same digits quoted", () => {
+    const merged = parse(
+      "x-defaults: &d {command: [x]}\nx-more: &e {env: {A: b}}\nmcp_servers:\n  a:\n    <<: *d\n    <<: *e\n",
+    );
+    expect(merged.config.mcp_servers.a).toMatchObject({ command: ["x"], env: { A: "b" } });
+    expect(() => parse('mcp_servers:\n  a:\n    command: [x]\n    env: {"1": a, 1: b}\n')).not.toThrow();
+  });
+
+  it("reads a file of a thousand servers without a false duplicate", () => {
+    const servers = Array.from({ length: 1000 }, (_, i) => `  s${i}:\n    command: [node, s.js]\n`).join("");
+    expect(Object.keys(parse(`mcp_servers:\n${servers}`).config.mcp_servers)).toHaveLength(1000);
+  });
+
   it("does not change the caller's data when repairing warnings", () => {
     const text = "mcp_servers:\n  math: {command: [x], volumes: [a]}\n";
     const first = parse(text);
