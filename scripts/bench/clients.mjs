@@ -20,6 +20,24 @@ function requestOptions() {
   return { signal: new AbortController().signal, timeout: REQUEST_TIMEOUT_MS };
 }
 
+/**
+ * `fetch` for the HTTP transport, giving each request its own signal too. The transport hands
+ * every request the one signal of its own AbortController, and Node 20's fetch adds an abort
+ * listener to it per request that goes only when the request is garbage-collected: thousands
+ * accumulate on a long session (Node warns past 1,500), and adding one costs more as they grow.
+ * Here the transport's signal still aborts the request (its listener is removed once the answer
+ * has arrived).
+ */
+function fetchWithOwnSignal(url, init) {
+  const shared = init?.signal;
+  if (!shared) return fetch(url, init);
+  const own = new AbortController();
+  const abort = () => own.abort(shared.reason);
+  if (shared.aborted) abort();
+  else shared.addEventListener("abort", abort, { once: true });
+  return fetch(url, { ...init, signal: own.signal }).finally(() => shared.removeEventListener("abort", abort));
+}
+
 /** The call of a target: `echo` by its own name, or through `gateway_call` (egress). */
 export const CALLS = {
   direct: {
@@ -54,7 +72,10 @@ function session(client, close) {
 /** One MCP session with a streamable-HTTP endpoint; `headers` go with every request. */
 export async function connectHttp(url, headers = {}) {
   const client = new Client(CLIENT_INFO);
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers },
+    fetch: fetchWithOwnSignal,
+  });
   await client.connect(transport);
   return session(client, async () => {
     await transport.terminateSession().catch(() => {});
