@@ -35,7 +35,9 @@ function fetchWithOwnSignal(url, init) {
   const abort = () => own.abort(shared.reason);
   if (shared.aborted) abort();
   else shared.addEventListener("abort", abort, { once: true });
-  return fetch(url, { ...init, signal: own.signal }).finally(() => shared.removeEventListener("abort", abort));
+  return fetch(url, { ...init, signal: own.signal }).finally(() =>
+    shared.removeEventListener("abort", abort),
+  );
 }
 
 /** The call of a target: `echo` by its own name, or through `gateway_call` (egress). */
