@@ -99,8 +99,8 @@ export class Authorizer {
   }
 
   /**
-   * The roles a principal holds, each with its scope and grants; unknown roles grant nothing. At
-   * once once the reads they come from have settled and are still fresh.
+   * The roles a principal holds, each with its scope and grants; unknown roles grant nothing.
+   * Answered without a promise once the reads they come from have settled, while those are fresh.
    */
   heldRoles(principal: Principal): MaybePromise<readonly HeldRole[]> {
     const assigned = this.assignedRoles(principal.id);
