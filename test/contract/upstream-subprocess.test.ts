@@ -69,6 +69,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       _meta: { "example.com/trace": "t-1" },
       extra: "kept",
     });
+  if (request.method === "tools/call" && request.params.name === "bare")
+    return answer({ structuredContent: { n: 1 } });
   send({ jsonrpc: "2.0", id: request.id, error: { code: -32601, message: "unknown method" } });
 });
 `;
@@ -311,6 +313,11 @@ describe("SubprocessUpstreamFactory", () => {
       _meta: { "example.com/trace": "t-1" },
       extra: "kept",
     });
+  });
+
+  it("gives a result without content an empty content list, and keeps the rest", async () => {
+    const connection = await connect([NODE, join(scratch, "raw-server.mjs")]);
+    expect(await connection.callTool("bare", {}, CALL)).toEqual({ structuredContent: { n: 1 }, content: [] });
   });
 
   it("runs the command in spec.cwd, where a relative script path is resolved", async () => {

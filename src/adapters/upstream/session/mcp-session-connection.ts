@@ -219,9 +219,10 @@ export class McpSessionConnection implements UpstreamConnection {
         this.requestOptions(scoped),
       ),
     );
-    // A task-augmented call answers `{task}` (MCP tasks), relayed without a content list.
-    if ("task" in result) return result as ToolCallResult;
-    return { ...result, content: result.content ?? [] } as ToolCallResult;
+    // A task-augmented call answers `{task}` (MCP tasks), relayed without a content list. The
+    // schema's answer is already a copy of its own: it is returned as it is when it has content.
+    if ("task" in result || result.content !== undefined) return result as ToolCallResult;
+    return { ...result, content: [] } as ToolCallResult;
   }
 
   close(): Promise<void> {
