@@ -55,8 +55,8 @@ class BenchError extends Error {}
 
 const USAGE = `usage: node scripts/bench/run.mjs [options]
   --calls N         calls of the sequential workload, one session (env BENCH_CALLS, default 2000)
-  --warmup N        unmeasured calls of that session first, every target alike: JIT and
-                    connection pools settle (env BENCH_WARMUP, default 3000)
+  --warmup N        unmeasured calls of that session first (0: none), every target alike:
+                    JIT and connection pools settle (env BENCH_WARMUP, default 3000)
   --sessions S      sessions of the concurrent workload (env BENCH_SESSIONS, default 16)
   --per-session M   calls per session in the concurrent workload (env BENCH_PER_SESSION, default 500)
   --servers K       servers of the large-fleet measurement (env BENCH_SERVERS, default 1000)
@@ -98,14 +98,16 @@ function options() {
   }
   const flag = (value, env) => value === true || process.env[env] === "1";
   const quick = flag(values.quick, "BENCH_QUICK");
-  const positive = (name, given, env, full, short) => {
+  const count = (name, given, env, full, short, least = 1) => {
     const raw = given ?? process.env[env] ?? String(quick ? short : full);
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) {
-      throw new BenchError(`${name} must be a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+    if (!Number.isInteger(value) || value < least) {
+      const kind = least === 0 ? "a whole number" : "a positive integer";
+      throw new BenchError(`${name} must be ${kind}, got ${JSON.stringify(raw)}\n${USAGE}`);
     }
     return value;
   };
+  const positive = (name, given, env, full, short) => count(name, given, env, full, short);
   const list = (name, given, env, allowed) => {
     const raw = given ?? process.env[env];
     if (raw === undefined) return allowed;
@@ -125,7 +127,7 @@ function options() {
     quick,
     profile: flag(values.profile, "BENCH_PROFILE"),
     calls: positive("--calls", values.calls, "BENCH_CALLS", 2000, 200),
-    warmup: positive("--warmup", values.warmup, "BENCH_WARMUP", 3000, 100),
+    warmup: count("--warmup", values.warmup, "BENCH_WARMUP", 3000, 100, 0),
     sessions: positive("--sessions", values.sessions, "BENCH_SESSIONS", 16, 16),
     perSession: positive("--per-session", values["per-session"], "BENCH_PER_SESSION", 500, 30),
     servers: positive("--servers", values.servers, "BENCH_SERVERS", 1000, 200),
@@ -297,7 +299,7 @@ function environment() {
 
 /** Fails the run on a broken set-up instead of measuring errors. */
 function requireWarm(label, warm) {
-  if (warm.errors === warm.latenciesMs.length) {
+  if (warm.latenciesMs.length > 0 && warm.errors === warm.latenciesMs.length) {
     throw new BenchError(
       `every ${label} warm-up call failed${warm.firstError ? `: ${warm.firstError}` : ""}`,
     );
