@@ -1,5 +1,5 @@
 import type { ApprovalNotice, ChannelSender, DeliveryOutcome } from "../../app/ports/approval-delivery.js";
-import { postJson } from "./http-post.js";
+import { deliverJson } from "./http-post.js";
 
 export interface SlackSettings {
   /** `approvals.slack.webhook_url`: a Slack incoming-webhook URL (it is itself a secret). */
@@ -61,7 +61,7 @@ export class SlackSender implements ChannelSender {
   constructor(private readonly settings: SlackSettings) {}
 
   send(notice: ApprovalNotice): Promise<DeliveryOutcome> {
-    return postJson(
+    return deliverJson(
       this.settings.webhookUrl,
       JSON.stringify(slackMessage(notice)),
       {},

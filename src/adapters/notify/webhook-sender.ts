@@ -1,7 +1,7 @@
 import type { ApprovalNotice, ChannelSender, DeliveryOutcome } from "../../app/ports/approval-delivery.js";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../app/ports/callback-verifier.js";
 import { signBody } from "./hmac-signature.js";
-import { postJson } from "./http-post.js";
+import { deliverJson } from "./http-post.js";
 
 export interface WebhookSettings {
   /** `approvals.webhook.url`: http(s) endpoint receiving each request as JSON. */
@@ -46,7 +46,7 @@ export class WebhookSender implements ChannelSender {
     const signed: Record<string, string> = this.settings.secret
       ? { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signBody(this.settings.secret, timestamp, body) }
       : {};
-    return postJson(
+    return deliverJson(
       this.settings.url,
       body,
       { ...this.settings.headers, ...signed, "x-airlock-approval-id": notice.approval.approval_id },

@@ -1,5 +1,6 @@
 import type { AuditRecord } from "../../app/ports/audit-trail.js";
 import type { ComplianceExporter } from "../../app/ports/compliance-export.js";
+import { postJson } from "../net/post-json.js";
 
 /** Records per export request: a burst is sent in requests a collector accepts (well under 4 MiB). */
 const RECORDS_PER_REQUEST = 512;
@@ -38,14 +39,14 @@ interface KeyValue {
  * its outcome (INFO for a success, WARN for a failure or a denial), the body `<action> <outcome>`,
  * and attributes for every field of the record (`audit.*`) and of its details as written. A write
  * fails, keeping the batch for the next one, when the collector cannot be reached, does not answer
- * within 10 s, or answers other than 2xx; the failure's code is the network error's or
- * `http_<status>`, never the URL.
+ * within 10 s, redirects, or answers other than 2xx; the failure's code is `timeout`, the network
+ * error's (`unreachable` when it has none) or `http_<status>`, never the URL.
  */
 export class OtlpAuditLogExporter implements ComplianceExporter {
   readonly format = "otlp";
   readonly destination = "otlp" as const;
   private readonly url: string;
-  private readonly headers: Record<string, string> = { "content-type": "application/json" };
+  private readonly headers: Record<string, string> = {};
 
   /**
    * `url` may carry credentials (`http://user:secret@collector:4318/v1/logs`): they are sent as
@@ -73,20 +74,12 @@ export class OtlpAuditLogExporter implements ComplianceExporter {
   }
 
   private async post(records: readonly AuditRecord[]): Promise<void> {
-    let response: Response;
-    try {
-      response = await fetch(this.url, {
-        method: "POST",
-        headers: this.headers,
-        body: JSON.stringify(otlpLogs(records, this.resource, this.now())),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw withCode("OTLP log export failed", networkCode(error));
+    const body = JSON.stringify(otlpLogs(records, this.resource, this.now()));
+    const outcome = await postJson(this.url, body, { headers: this.headers, timeoutMs: REQUEST_TIMEOUT_MS });
+    if ("failure" in outcome) throw withCode("OTLP log export failed", outcome.failure);
+    if (outcome.status < 200 || outcome.status >= 300) {
+      throw withCode("OTLP log export refused", `http_${outcome.status}`);
     }
-    // The body is not needed: dropping it unread frees the connection for the next export.
-    await response.body?.cancel().catch(() => undefined);
-    if (!response.ok) throw withCode("OTLP log export refused", `http_${response.status}`);
   }
 }
 
@@ -157,13 +150,6 @@ function anyValue(value: unknown): AnyValue {
 /** Epoch seconds (fractional, microsecond precision) as the decimal string of nanoseconds. */
 function nanos(seconds: number): string {
   return (BigInt(Math.round(seconds * 1_000_000)) * 1000n).toString();
-}
-
-function networkCode(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  if ((error as { name?: unknown } | null)?.name === "TimeoutError") return "timeout";
-  return "unreachable";
 }
 
 function withCode(message: string, code: string): Error {
