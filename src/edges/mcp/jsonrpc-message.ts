@@ -4,7 +4,7 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isPlainJsonObject } from "../../domain/plain-json-object.js";
+import { isPlainJsonRpc, isPlainPayload } from "../../domain/plain-json-rpc.js";
 
 /** The keys a JSON-RPC request may have (the SDK's request schema is strict). */
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
@@ -22,14 +22,9 @@ export function readMessage(item: unknown): JSONRPCMessage | null {
 }
 
 function isPlainRequest(message: unknown): message is JSONRPCMessage {
-  if (!isPlainJsonObject(message)) return false;
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
-  if (message.jsonrpc !== "2.0" || typeof message.method !== "string") return false;
-  const id = message.id;
-  if ("id" in message && typeof id !== "string" && !Number.isSafeInteger(id)) return false;
+  if (!isPlainJsonRpc(message, REQUEST_KEYS) || typeof message.method !== "string") return false;
   const params = message.params;
-  if (params === undefined) return !("params" in message);
-  return isPlainJsonObject(params) && !("_meta" in params);
+  return params === undefined ? !("params" in message) : isPlainPayload(params);
 }
 
 /** A message read by {@link readMessage} that expects an answer. */

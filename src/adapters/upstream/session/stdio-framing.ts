@@ -2,7 +2,7 @@ import type { Writable } from "node:stream";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { LogSink } from "../../../app/ports/upstream.js";
-import { isPlainJsonObject } from "../../../domain/plain-json-object.js";
+import { isPlainJsonRpc, isPlainPayload } from "../../../domain/plain-json-rpc.js";
 import { NdjsonReader } from "./ndjson-reader.js";
 
 /**
@@ -76,15 +76,7 @@ function readLine(line: string): JSONRPCMessage {
 }
 
 function isPlainResult(value: unknown): value is JSONRPCMessage {
-  if (!isPlainJsonObject(value)) return false;
-  for (const key in value) if (!RESULT_KEYS.has(key)) return false;
-  const { id, result } = value;
-  return (
-    value.jsonrpc === "2.0" &&
-    (typeof id === "string" || Number.isSafeInteger(id)) &&
-    isPlainJsonObject(result) &&
-    !("_meta" in result)
-  );
+  return isPlainJsonRpc(value, RESULT_KEYS) && "id" in value && isPlainPayload(value.result);
 }
 
 /**
