@@ -1,5 +1,5 @@
 import { type Decision, decide, type HeldRole } from "../../domain/auth/decide.js";
-import { parsePermission } from "../../domain/auth/permissions.js";
+import { type ParsedPermission, parsePermission } from "../../domain/auth/permissions.js";
 import { BUILTIN_ROLES, isBuiltinRole, parseGrants } from "../../domain/auth/roles.js";
 import { parseScope } from "../../domain/auth/scope.js";
 import { andThen, type MaybePromise } from "../../domain/maybe-promise.js";
@@ -78,16 +78,20 @@ export class Authorizer {
     permissions: readonly string[],
     options: AuthorizeOptions,
   ): MaybePromise<Decision> {
-    const required = permissions.map(parsePermission);
-    if (required.some((permission) => permission === null)) return denied();
+    const parsed = permissions.map(parsePermission);
+    if (parsed.some((permission) => permission === null)) return denied();
+    const required = parsed as ParsedPermission[];
     return andThen(this.heldRoles(principal), (held) => {
-      const decision = decide(
-        held,
-        required as NonNullable<(typeof required)[number]>[],
-        options.tenantAware,
-      );
+      const decision = decide(held, required, options.tenantAware);
       if (!decision.allowed || !this.deps.policyEngine) return decision;
-      return this.askPolicyEngine(this.deps.policyEngine, principal, permissions, options, decision);
+      return this.askPolicyEngine(
+        this.deps.policyEngine,
+        principal,
+        permissions,
+        required,
+        options,
+        decision,
+      );
     });
   }
 
@@ -123,17 +127,19 @@ export class Authorizer {
     return entry.roles;
   }
 
-  /** The policy engine's word on each permission the roles granted; the first refusal denies. */
+  /**
+   * The policy engine's word on each permission the roles granted (`names` as the caller wrote them,
+   * `required` parsed); the first refusal denies.
+   */
   private async askPolicyEngine(
     engine: PolicyEngine,
     principal: Principal,
-    permissions: readonly string[],
+    names: readonly string[],
+    required: readonly ParsedPermission[],
     options: AuthorizeOptions,
     decision: Decision,
   ): Promise<Decision> {
-    for (const name of permissions) {
-      const permission = parsePermission(name);
-      if (!permission) return denied();
+    for (const [index, permission] of required.entries()) {
       const allowed = await engine.allows({
         principal: {
           id: principal.id,
@@ -141,7 +147,7 @@ export class Authorizer {
           tenant_id: principal.tenant_id,
           roles: principal.roles,
         },
-        permission: name,
+        permission: names[index] as string,
         resource_type: permission.resource,
         action: permission.action,
         resource_id: permission.id,
