@@ -5,6 +5,7 @@ import type { AppServices } from "../../../app/services.js";
 import { type RoutePermission, routePermission } from "../../../domain/auth/route-permissions.js";
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
+import { hooksOf } from "../route-hooks.js";
 
 /** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
 export interface Caller {
@@ -191,12 +192,6 @@ export function registerAuthentication(
       return true;
     });
   };
-}
-
-/** A route's own hooks as a list. */
-export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
-  if (hooks === undefined) return [];
-  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** A request stopped by the refusal just sent. */

@@ -4,9 +4,9 @@ import type { AppServices } from "../../../app/services.js";
 import {
   authenticateRequest,
   type HttpAuthentication,
-  hooksOf,
   sendAuthenticationFailure,
 } from "../plugins/authentication.js";
+import { hooksOf } from "../route-hooks.js";
 
 /** The permission `GET /metrics` needs with authentication on: the one of `gateway_metrics`. */
 const METRICS_PERMISSION = "metrics:read";
