@@ -8,7 +8,7 @@
 //
 // PostgreSQL is reached at $DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test); it is
 // skipped with a note when unreachable.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const DIST = join(ROOT, "dist", "adapters", "store");
+const DIST = join(ROOT, "dist", "adapters");
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 /** Events written and flushed before measuring: JIT, statement paths and the database's caches settle. */
 const WARMUP_EVENTS = 2_000;
@@ -63,6 +63,8 @@ function options() {
 }
 
 let counter = 0;
+/** The gateway's own id generator (dist/), so event ids are made as the gateway makes them. */
+let ids;
 function event() {
   counter += 1;
   return {
@@ -72,7 +74,7 @@ function event() {
     call_id: `call-${counter}`,
     duration_ms: 1.234,
     result_size_bytes: 42,
-    event_id: randomUUID(),
+    event_id: ids.timeOrderedUuid(),
     occurred_at: Date.now() / 1000,
     produced_by: "bench",
   };
@@ -135,12 +137,12 @@ async function load(path) {
 /** Opens a fresh store of the backend; `dispose` closes it and removes its file or schema. */
 async function openBackend(name) {
   if (name === "memory") {
-    const { MemoryEventStore } = await load("memory/memory-event-store.js");
+    const { MemoryEventStore } = await load("store/memory/memory-event-store.js");
     const store = new MemoryEventStore();
     return { store, note: "in process", dispose: () => store.close() };
   }
   if (name === "sqlite") {
-    const { openSqliteEventStore } = await load("sqlite/sqlite-event-store.js");
+    const { openSqliteEventStore } = await load("store/sqlite/sqlite-event-store.js");
     const dir = mkdtempSync(join(tmpdir(), "airlock-bench-events-"));
     const store = await openSqliteEventStore({ path: join(dir, "events.db"), onError: report });
     return {
@@ -153,7 +155,7 @@ async function openBackend(name) {
     };
   }
   if (name === "postgres") {
-    const { openPostgresEventStore } = await load("postgres/postgres-event-store.js");
+    const { openPostgresEventStore } = await load("store/postgres/postgres-event-store.js");
     const pg = (await import("pg")).default;
     const schema = `bench_${randomBytes(6).toString("hex")}`;
     const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3_000 });
@@ -207,7 +209,8 @@ async function main() {
       .map((l) => l.toFixed(2))
       .join(" ")}`,
   );
-  const { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_DELAY_MS } = await load("batching-appender.js");
+  const { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_DELAY_MS } = await load("store/batching-appender.js");
+  ids = new (await load("system/node-ids.js")).NodeIdGenerator();
   console.log(
     `group commit: batch size ${DEFAULT_BATCH_SIZE}, delay ${DEFAULT_BATCH_DELAY_MS} ms (the defaults)\n`,
   );

@@ -9,6 +9,7 @@ const COLUMNS = [
   ["p50 ms", 7],
   ["p99 ms", 7],
   ["cpu ms/call srv+client", 22],
+  ["of it srv alone", 15],
 ];
 
 function cell(value, width, align) {
@@ -149,6 +150,7 @@ export function formatReport(results) {
             fixed(s.latency_ms.p50, 2),
             fixed(s.latency_ms.p99, 2),
             cpu ? `${fixed(cpu.server, 3) ?? "?"} + ${fixed(cpu.client, 3) ?? "?"}` : null,
+            cpu ? fixed(cpu.server_alone, 3) : null,
           ]),
         );
         if (s.first_error) lines.push(`  first error (${short}): ${s.first_error}`);

@@ -461,7 +461,7 @@ async function main() {
       const checks = target.airlock ? await airlockChecks(target, handle, first) : null;
       step(`${target.label}: warm-up ${opts.warmup}, then 1 session x ${opts.calls} calls`);
       requireWarm(target.label, await runSequential(() => first.call(target.kind), opts.warmup, shouldStop));
-      const probes = { server: handle.serverCpuMs, client: selfCpuMs };
+      const probes = { server: handle.serverCpuMs, server_alone: handle.serverAloneCpuMs, client: selfCpuMs };
       const sequential = await withCpu(probes, () =>
         runScenario([() => first.call(target.kind)], opts.calls, shouldStop),
       );

@@ -2,7 +2,7 @@
 // client, and names the processes whose CPU and memory count as its own.
 import { join } from "node:path";
 import { CALLS, connectHttp, connectStdio } from "./clients.mjs";
-import { treeCpuMs } from "./cpu.mjs";
+import { processCpuMs, treeCpuMs } from "./cpu.mjs";
 import { startGateway } from "./gateway-process.mjs";
 import { freePort, startProcess, treeRssMib } from "./processes.mjs";
 
@@ -151,6 +151,7 @@ function served(server, url, headers) {
     headers,
     connect: () => connectHttp(url, headers),
     serverCpuMs: () => treeCpuMs(server.pid),
+    serverAloneCpuMs: () => processCpuMs(server.pid),
     serverRssMib: () => treeRssMib(server.pid),
     stop: (graceMs = 10_000) => server.stop(graceMs),
   };

@@ -60,7 +60,7 @@ export class EventBus {
     for (const payload of payloads) {
       const event: DomainEvent = {
         ...payload,
-        event_id: this.deps.ids.uuid(),
+        event_id: this.deps.ids.timeOrderedUuid(),
         occurred_at: this.deps.clock.now() / 1000,
         produced_by: this.deps.instanceId,
       };

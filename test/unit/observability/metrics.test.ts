@@ -29,7 +29,7 @@ function newBus() {
   let n = 0;
   return new EventBus({
     clock: { now: () => 1_700_000_000_000, monotonic: () => 0 } as never,
-    ids: { uuid: () => `id-${++n}`, hex: () => "ab" } as never,
+    ids: { uuid: () => `id-${++n}`, timeOrderedUuid: () => `id-${++n}`, hex: () => "ab" } as never,
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     instanceId: "test",
   });
