@@ -627,7 +627,8 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   process.kill(handle.gateway.pid, "SIGUSR2");
   const span = { fromUs: nowUs() };
-  const concurrent = await withCpu({ server: handle.serverCpuMs, client: selfCpuMs }, () =>
+  const probes = { server: handle.serverCpuMs, server_alone: handle.serverAloneCpuMs, client: selfCpuMs };
+  const concurrent = await withCpu(probes, () =>
     runScenario(
       sessions.map((session) => () => session.call(target.kind)),
       opts.perSession,
@@ -661,7 +662,8 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
       "",
       `${concurrent.calls} calls, ${concurrent.errors} errors, ${concurrent.calls_per_s} calls/s, ` +
         `p50 ${concurrent.latency_ms.p50} ms, p99 ${concurrent.latency_ms.p99} ms, ` +
-        `gateway CPU ${concurrent.cpu_ms_per_call.server} ms/call (profiled: slower than unprofiled)`,
+        `gateway CPU ${concurrent.cpu_ms_per_call.server_alone} ms/call, with its upstream ` +
+        `${concurrent.cpu_ms_per_call.server} (profiled: slower than unprofiled)`,
       ...formatProfile(summary, 25),
       `SQLite statements run per call (${sum("per_call")} in all; prepared anew: ${sum("prepared_per_call")}):`,
       ...sql.slice(0, 12).map((row) => `  ${row.per_call.toFixed(2).padStart(6)}  ${row.sql}`),

@@ -9,7 +9,7 @@ import { freePort, startProcess, treeRssMib } from "./processes.mjs";
 /**
  * The targets, in the order they run. `ctx` holds `root`, `echoServer` (path), `workDir`,
  * `configs` ({front_door, egress}), `apiKey`, `env` (for the gateway), `cliPath`, `timeoutMs`.
- * `start(ctx)` resolves to `{connect(), serverCpuMs(), serverRssMib(), stop(), address?, gateway?}`.
+ * `start(ctx)` resolves to `{connect(), serverCpuMs(), serverAloneCpuMs(), serverRssMib(), stop(), address?, gateway?}`.
  */
 export const TARGETS = [
   {
@@ -38,6 +38,7 @@ export const TARGETS = [
           return session;
         },
         serverCpuMs: () => sum(sessions.map((session) => treeCpuMs(session.pid))),
+        serverAloneCpuMs: () => sum(sessions.map((session) => processCpuMs(session.pid))),
         serverRssMib: () => sum(sessions.map((session) => treeRssMib(session.pid))),
         stop: async () => {},
       };
