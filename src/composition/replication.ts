@@ -36,15 +36,19 @@ export async function openReplication(
   const { PostgresEventStore } = await import("../adapters/store/postgres/postgres-event-store.js");
   if (!(storage.eventStore instanceof PostgresEventStore)) return null;
   const { bus, fleet, governance, instanceId, logger } = deps;
-  // A suspension announced by a peer is applied at once, not only at the next age-based re-read;
-  // a peer's withdrawal or restore of a tool, and the agent policy pushed to a peer, likewise
-  // (both live in memory only).
+  // A suspension, a withdrawal or a restore announced by a peer is read from the shared store at
+  // once, not only at the next age-based re-read; the agent policy pushed to a peer (kept in memory
+  // only) is put in force from its event.
+  // (A failed read is logged by the reader, which keeps the last copy.)
   bus.subscribePeers((event) => {
-    if (governance?.withdrawals.applyPeerChange(event) || governance?.agent.applyPeerChange(event)) return;
-    if (event.type !== "SessionSuspended" && event.type !== "SessionResumed") return;
-    governance?.sessions.reload().catch((error: unknown) => {
-      logger.error({ err: String(error) }, "suspended sessions not re-read; the periodic re-read follows");
-    });
+    if (!governance || governance.agent.applyPeerChange(event)) return;
+    if (event.type === "SessionSuspended" || event.type === "SessionResumed")
+      void governance.sessions.reload();
+    else if (
+      event.type === "ToolPolicyChanged" &&
+      (event.change === "withdrawn" || event.change === "restored")
+    )
+      void governance.withdrawals.reload();
   });
   // Servers peers register at run time join this replica's fleet (the subscription lives as long as the bus).
   mirrorPeerRegistrations({

@@ -258,6 +258,39 @@ await describePostgres("replicas sharing PostgreSQL", () => {
     await a.app.inject({ method: "DELETE", url: "/api/mcp_servers/withdrawn-math" });
   });
 
+  it("refuses a tool withdrawn before a replica started from that replica's start", async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    await registerArithmetic("late-math", a, [b]);
+    const withdraw = await a.app.inject({
+      method: "POST",
+      url: "/api/admin/tools/late-math/add/withdraw",
+      payload: { tenant_id: "t1" },
+    });
+    expect(withdraw.statusCode).toBe(200);
+    const store = await openPostgres({
+      connection: { connectionString: DATABASE_URL },
+      schema: first.schema,
+      maxConnections: 4,
+    });
+    stores.splice(1, 0, store);
+    const late = await replica("replica-late", store);
+    replicas.push(late);
+    const withdrawals = late.gateway.services.governance?.withdrawals;
+    expect(withdrawals?.isWithdrawn("late-math", "add", "t1")).toBe(true);
+    expect(withdrawals?.isWithdrawn("late-math", "add", "t2")).toBe(false);
+    const restore = await late.app.inject({
+      method: "POST",
+      url: "/api/admin/tools/late-math/add/restore",
+      payload: { tenant_id: "t1" },
+    });
+    expect(restore.json()).toMatchObject({ restored: true });
+    await waitFor(
+      () => a.gateway.services.governance?.withdrawals.isWithdrawn("late-math", "add", "t1") === false,
+      10_000,
+    );
+    await a.app.inject({ method: "DELETE", url: "/api/mcp_servers/late-math" });
+  });
+
   it("puts in force on every replica the agent policy pushed to one, by the version rule", async () => {
     const [a, b, c] = replicas as [Replica, Replica, Replica];
     const agentOf = (replica: Replica) => replica.gateway.services.governance?.agent;

@@ -36,7 +36,7 @@ export const NO_GOVERNANCE_SETTINGS: GovernanceSettings = {
 
 /**
  * How long a replica trusts its copy of the shared governance records (stored policies, suspended
- * sessions) before reading them again on the call path: a change made through another replica
+ * sessions, tool withdrawals) before reading them again on the call path: a change made through another replica
  * takes effect there within this time; one made through this replica at once.
  */
 export const SHARED_RECORDS_MAX_AGE_MS = 2_000;
@@ -50,7 +50,7 @@ export const SHARED_RECORDS_MAX_AGE_MS = 2_000;
 export class Governance {
   private current: GovernanceSettings;
   readonly stored: StoredToolPolicies;
-  readonly withdrawals = new ToolWithdrawals();
+  readonly withdrawals: ToolWithdrawals;
   readonly agent = new AgentPolicies();
   readonly sessions: SessionSuspensions;
 
@@ -66,6 +66,7 @@ export class Governance {
     };
     this.stored = new StoredToolPolicies(deps.repositories.toolAccessPolicies, shared);
     this.sessions = new SessionSuspensions(deps.repositories.suspendedSessions, shared);
+    this.withdrawals = new ToolWithdrawals(deps.repositories.toolWithdrawals, shared);
   }
 
   get settings(): GovernanceSettings {
@@ -79,12 +80,17 @@ export class Governance {
 
   /** Reads the shared records now (at start). */
   async load(): Promise<void> {
-    await Promise.all([this.stored.reload(), this.sessions.reload()]);
+    await Promise.all([this.stored.reload(), this.sessions.reload(), this.withdrawals.reload()]);
   }
 
   /** Reads the shared records again when the copy is old (before a call is admitted or a listing). */
   async fresh(): Promise<void> {
-    await Promise.all([this.stored.fresh(), this.sessions.fresh()]);
+    await Promise.all([this.stored.fresh(), this.sessions.fresh(), this.withdrawals.fresh()]);
+  }
+
+  /** Reads the shared tool policies and withdrawals now: a peer announced a change of either. */
+  async reloadToolPolicies(): Promise<void> {
+    await Promise.all([this.stored.reload(), this.withdrawals.reload()]);
   }
 
   /**

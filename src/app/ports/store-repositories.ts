@@ -13,6 +13,7 @@ import type { SagaStore } from "./saga-store.js";
 import type { ServerConfigRepository } from "./server-config-repository.js";
 import type { SuspendedSessionRepository } from "./suspended-session-repository.js";
 import type { ToolAccessPolicyRepository } from "./tool-access-policy-repository.js";
+import type { ToolWithdrawalRepository } from "./tool-withdrawal-repository.js";
 
 /**
  * Every repository of one backend (the event store is separate: it batches and owns its
@@ -34,6 +35,7 @@ export interface StoreRepositories {
   readonly metricHistory: MetricHistory;
   readonly lease: LeaseStore;
   readonly suspendedSessions: SuspendedSessionRepository;
+  readonly toolWithdrawals: ToolWithdrawalRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
   readonly mcpSessions: McpSessionRepository;
   /** Leader-only commands handed between replicas: only where replicas share the store (PostgreSQL). */

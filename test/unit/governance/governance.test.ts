@@ -6,11 +6,11 @@ import {
   Governance,
   type GovernanceSettings,
   NO_GOVERNANCE_SETTINGS,
+  SHARED_RECORDS_MAX_AGE_MS,
 } from "../../../src/app/governance/governance.js";
 import { payloadSizeGate } from "../../../src/app/governance/payload-size-gate.js";
 import { SharedReader } from "../../../src/app/governance/shared-reader.js";
 import { suspendedSessionGate } from "../../../src/app/governance/suspended-session-gate.js";
-import { ToolWithdrawals } from "../../../src/app/governance/tool-withdrawals.js";
 import { withdrawnToolGate } from "../../../src/app/governance/withdrawn-tool-gate.js";
 import type { GatedCall } from "../../../src/app/routing/call-gate.js";
 import { GatewayError } from "../../../src/domain/errors.js";
@@ -69,33 +69,68 @@ async function refusal(promise: Promise<void>): Promise<string | null> {
 }
 
 describe("runtime withdrawals", () => {
-  it("withdraw for one tenant, for every tenant, and restore tenant by tenant or all at once", () => {
-    const w = new ToolWithdrawals();
-    w.withdraw("math", "add", "t1");
+  const withdrawal = (mcp_server_id: string, tool_name: string, tenant_id: string | null) => ({
+    mcp_server_id,
+    tool_name,
+    tenant_id,
+    withdrawn_by: "admin",
+    withdrawn_at: 100,
+  });
+
+  it("withdraw for one tenant, for every tenant, and restore tenant by tenant or all at once", async () => {
+    const { gov, repositories } = governance();
+    const w = gov.withdrawals;
+    await w.withdraw(withdrawal("math", "add", "t1"));
     expect(w.isWithdrawn("math", "add", "t1")).toBe(true);
     expect(w.isWithdrawn("math", "add", "t2")).toBe(false);
     expect(w.isWithdrawn("math", "add", null)).toBe(false);
-    w.withdraw("math", "add", null);
+    await w.withdraw(withdrawal("math", "add", null));
     expect(w.isWithdrawn("math", "add", "t2")).toBe(true);
     expect(w.isWithdrawn("math", "add", null)).toBe(true);
+    expect(await repositories.toolWithdrawals.list()).toHaveLength(2);
     // Restoring one tenant does not lift the withdrawal for every tenant.
-    expect(w.restore("math", "add", "t1")).toBe(true);
+    expect(await w.restore("math", "add", "t1")).toBe(true);
     expect(w.isWithdrawn("math", "add", "t1")).toBe(true);
-    expect(w.restore("math", "add", null)).toBe(true);
+    expect(await w.restore("math", "add", null)).toBe(true);
     expect(w.isWithdrawn("math", "add", "t1")).toBe(false);
     expect(w.empty).toBe(true);
-    expect(w.restore("math", "add", null)).toBe(false);
+    expect(await w.restore("math", "add", null)).toBe(false);
+    expect(await repositories.toolWithdrawals.list()).toEqual([]);
+  });
+
+  it("reads withdrawals another replica wrote at start and again once the copy is old", async () => {
+    const { gov, repositories, clock } = governance();
+    await repositories.toolWithdrawals.withdraw(withdrawal("math", "add", null));
+    await gov.load();
+    expect(gov.withdrawals.isWithdrawn("math", "add", "t1")).toBe(true);
+    await repositories.toolWithdrawals.restore("math", "add", null);
+    await repositories.toolWithdrawals.withdraw(withdrawal("math", "sub", "t1"));
+    await gov.fresh();
+    expect(gov.withdrawals.isWithdrawn("math", "add", "t1")).toBe(true);
+    clock.t += SHARED_RECORDS_MAX_AGE_MS;
+    await gov.fresh();
+    expect(gov.withdrawals.isWithdrawn("math", "add", "t1")).toBe(false);
+    expect(gov.withdrawals.isWithdrawn("math", "sub", "t1")).toBe(true);
+  });
+
+  it("changes nothing when the store refuses the write", async () => {
+    const { gov, repositories } = governance();
+    repositories.toolWithdrawals.withdraw = async () => {
+      throw new Error("database is locked");
+    };
+    await expect(gov.withdrawals.withdraw(withdrawal("math", "add", null))).rejects.toThrow("locked");
+    expect(gov.withdrawals.isWithdrawn("math", "add", null)).toBe(false);
   });
 
   it("refuses a withdrawn tool on the named target or on the member the call reaches", async () => {
-    const w = new ToolWithdrawals();
+    const w = governance().gov.withdrawals;
     const gate = withdrawnToolGate(w);
     expect(await refusal(gate.check(call()))).toBeNull();
-    w.withdraw("m1", "add", "t1");
+    await w.withdraw(withdrawal("m1", "add", "t1"));
     const viaGroup = { target: "pool", group: "pool", server: { id: "m1" } as ManagedServer };
     expect(await refusal(gate.check(call({ ...viaGroup, tenant: "t1" })))).toBe("ToolWithdrawnError");
     expect(await refusal(gate.check(call({ ...viaGroup, tenant: "t2" })))).toBeNull();
-    w.withdraw("pool", "add", null);
+    await w.withdraw(withdrawal("pool", "add", null));
     expect(await refusal(gate.check(call({ ...viaGroup, tenant: "t2" })))).toBe("ToolWithdrawnError");
   });
 });

@@ -14,6 +14,7 @@ import { MemorySagaStore } from "./memory-saga-store.js";
 import { MemoryServerConfigRepository } from "./memory-server-config-repository.js";
 import { MemorySuspendedSessionRepository } from "./memory-suspended-session-repository.js";
 import { MemoryToolAccessPolicyRepository } from "./memory-tool-access-policy-repository.js";
+import { MemoryToolWithdrawalRepository } from "./memory-tool-withdrawal-repository.js";
 
 export interface MemoryRepositoryOptions {
   /** The lease's clock (epoch milliseconds); default the system's. Nothing else reads a clock. */
@@ -37,6 +38,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     metricHistory: new MemoryMetricHistory(),
     lease: new MemoryLeaseStore(options.clock),
     suspendedSessions: new MemorySuspendedSessionRepository(),
+    toolWithdrawals: new MemoryToolWithdrawalRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),
   };
 }

@@ -16,6 +16,7 @@ import { SqlSagaStore } from "./sql-saga-store.js";
 import { SqlServerConfigRepository } from "./sql-server-config-repository.js";
 import { SqlSuspendedSessionRepository } from "./sql-suspended-session-repository.js";
 import { SqlToolAccessPolicyRepository } from "./sql-tool-access-policy-repository.js";
+import { SqlToolWithdrawalRepository } from "./sql-tool-withdrawal-repository.js";
 import type { StoreTables } from "./store-tables.js";
 
 /**
@@ -40,6 +41,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     metricHistory: new SqlMetricHistory(db),
     lease: new SqlLeaseStore(db, store.dialect),
     suspendedSessions: new SqlSuspendedSessionRepository(db),
+    toolWithdrawals: new SqlToolWithdrawalRepository(db),
     mcpSessions: new SqlMcpSessionRepository(db, store.dialect),
     ...(store.dialect === "postgres" && { leaderCommands: new SqlLeaderCommandQueue(db, store.dialect) }),
   };

@@ -111,6 +111,14 @@ export interface StoreTables {
     generation: number;
     expires_at: number;
   };
+  tool_withdrawals: {
+    mcp_server_id: string;
+    tool_name: string;
+    /** `''`: every tenant. */
+    tenant_id: string;
+    withdrawn_by: string;
+    withdrawn_at: number;
+  };
   suspended_sessions: {
     session_id: string;
     reason: string;

@@ -19,7 +19,7 @@ export const restoreTool = defineOperation({
   async run(services, input, ctx) {
     const governance = requireGovernance(services);
     const tenant = tenantOf(input.tenant_id, ctx);
-    const restored = governance.withdrawals.restore(input.mcp_server, input.tool, tenant);
+    const restored = await governance.withdrawals.restore(input.mcp_server, input.tool, tenant);
     if (restored) {
       services.bus.publish([
         {

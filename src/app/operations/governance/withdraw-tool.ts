@@ -6,8 +6,8 @@ import { nameField, requireGovernance, tenantIdField, tenantOf } from "./governa
 /**
  * `POST /admin/tools/{server}/{tool}/withdraw` with optional `tenant_id` (null: every tenant). The
  * tool is refused (`ToolWithdrawnError`) and absent from front-door listings for that tenant until
- * restored; the withdrawal is a runtime overlay that survives reload, applied by the replicas
- * sharing this one's event log as its event reaches them. `server` is a
+ * restored; the withdrawal is a runtime overlay that survives reload and restart, kept in the shared
+ * store, which every replica reads (at once when this one's event reaches it). `server` is a
  * server or a group of the fleet (404 otherwise); the tool need not be known yet. Answers
  * `{withdrawn: true, mcp_server, tool, tenant_id}`.
  */
@@ -23,7 +23,13 @@ export const withdrawTool = defineOperation({
     if (!services.fleet.has(input.mcp_server) && !services.groups.has(input.mcp_server))
       throw notFound(input.mcp_server);
     const tenant = tenantOf(input.tenant_id, ctx);
-    governance.withdrawals.withdraw(input.mcp_server, input.tool, tenant);
+    await governance.withdrawals.withdraw({
+      mcp_server_id: input.mcp_server,
+      tool_name: input.tool,
+      tenant_id: tenant,
+      withdrawn_by: ctx.principal.id,
+      withdrawn_at: services.clock.now() / 1000,
+    });
     services.bus.publish([
       {
         type: "ToolPolicyChanged",

@@ -53,7 +53,9 @@ export class FrontDoorHub {
         // Listings are filtered per caller by runtime policies: every session is told to list again.
         // A peer's change reached the shared store: read it first, so the new listing shows it.
         if (event.type === "ToolPolicyChanged") {
-          const ready = own ? Promise.resolve() : (services.governance?.stored.reload() ?? Promise.resolve());
+          const ready = own
+            ? Promise.resolve()
+            : (services.governance?.reloadToolPolicies() ?? Promise.resolve());
           void ready.catch(() => undefined).then(() => this.announcePolicyChange());
         }
       }),

@@ -1,0 +1,75 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { createGateway } from "../../src/composition/create-gateway.js";
+import { parseConfig } from "../../src/config/load.js";
+import { ARITHMETIC } from "../support/gateway.js";
+import { callJson, connectHttp } from "../support/mcp-client.js";
+
+interface CallResult {
+  success: boolean;
+  error_type: string | null;
+}
+
+/** A runtime withdrawal on durable storage is kept by the store: the next process refuses the tool. */
+describe("a runtime withdrawal on durable storage", () => {
+  const path = join(mkdtempSync(join(tmpdir(), "airlock-withdrawal-")), "airlock.db");
+  const yaml = `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}
+mcp_servers:
+  math:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+`;
+
+  /** Runs `work` against a fresh gateway process on the same file, then shuts it down. */
+  async function withGateway(
+    work: (
+      rest: (url: string, payload: unknown) => Promise<unknown>,
+      call: () => Promise<string>,
+    ) => Promise<void>,
+  ): Promise<void> {
+    const { config, env } = parseConfig(yaml, { env: { PATH: process.env.PATH } });
+    const gateway = await createGateway({
+      config,
+      env,
+      logger: pino({ level: "silent" }),
+      instanceLabel: "w",
+    });
+    const app = await gateway.http();
+    const url = await app.listen({ host: "127.0.0.1", port: 0 });
+    const client = await connectHttp(url);
+    try {
+      await work(
+        async (route, payload) =>
+          (await app.inject({ method: "POST", url: route, payload: payload as object })).json(),
+        async () => {
+          const { json } = await callJson(client, "gateway_call", {
+            calls: [{ mcp_server: "math", tool: "add", arguments: { a: 1, b: 2 } }],
+          });
+          const [result] = json.results as CallResult[];
+          return result?.success ? "ok" : String(result?.error_type);
+        },
+      );
+    } finally {
+      await client.close();
+      await app.close();
+      await gateway.shutdown();
+    }
+  }
+
+  it("survives a restart, and so does its restore", async () => {
+    await withGateway(async (rest, call) => {
+      expect(await rest("/api/admin/tools/math/add/withdraw", {})).toMatchObject({ withdrawn: true });
+      expect(await call()).toBe("ToolWithdrawnError");
+    });
+    await withGateway(async (rest, call) => {
+      expect(await call()).toBe("ToolWithdrawnError");
+      expect(await rest("/api/admin/tools/math/add/restore", {})).toMatchObject({ restored: true });
+      expect(await call()).toBe("ok");
+    });
+    await withGateway(async (_rest, call) => {
+      expect(await call()).toBe("ok");
+    });
+  });
+});
