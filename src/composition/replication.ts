@@ -36,12 +36,11 @@ export async function openReplication(
   const { PostgresEventStore } = await import("../adapters/store/postgres/postgres-event-store.js");
   if (!(storage.eventStore instanceof PostgresEventStore)) return null;
   const { bus, fleet, governance, instanceId, logger } = deps;
-  // A suspension, a withdrawal or a restore announced by a peer is read from the shared store at
-  // once, not only at the next age-based re-read; the agent policy pushed to a peer (kept in memory
-  // only) is put in force from its event.
-  // (A failed read is logged by the reader, which keeps the last copy.)
+  // A suspension, a withdrawal or restore, or an agent policy push announced by a peer is read
+  // from the shared store at once, not only at the next age-based re-read. (A failed read is
+  // logged by the reader, which keeps the last copy.)
   bus.subscribePeers((event) => {
-    if (!governance || governance.agent.applyPeerChange(event)) return;
+    if (!governance) return;
     if (event.type === "SessionSuspended" || event.type === "SessionResumed")
       void governance.sessions.reload();
     else if (
@@ -49,6 +48,8 @@ export async function openReplication(
       (event.change === "withdrawn" || event.change === "restored")
     )
       void governance.withdrawals.reload();
+    else if (event.type === "ToolPolicyChanged" && event.change === "agent_policy_set")
+      void governance.agent.reload();
   });
   // Servers peers register at run time join this replica's fleet (the subscription lives as long as the bus).
   mirrorPeerRegistrations({

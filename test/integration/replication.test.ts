@@ -312,5 +312,22 @@ await describePostgres("replicas sharing PostgreSQL", () => {
     expect(agentOf(a)?.policiesOver("any-server", [])).toEqual([
       expect.objectContaining({ allow_list: ["add"] }),
     ]);
+
+    // A replica started after the push enforces it from its start, and refuses an older push.
+    const store = await openPostgres({
+      connection: { connectionString: DATABASE_URL },
+      schema: first.schema,
+      maxConnections: 4,
+    });
+    stores.splice(1, 0, store);
+    const late = await replica("replica-late-agent", store);
+    replicas.push(late);
+    expect(agentOf(late)?.version).toBe(8);
+    expect(agentOf(late)?.policiesOver("any-server", [])).toEqual([
+      expect.objectContaining({ allow_list: ["add"] }),
+    ]);
+    const stale = await push(late, 6, "deny");
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()).toMatchObject({ error: "stale_version", version: 8 });
   });
 });

@@ -1,37 +1,67 @@
-import type { DomainEvent } from "../../domain/events.js";
-import { type AgentPolicyEntry, ALL_SERVERS, compileAgentPolicy } from "../../domain/policy/agent-policy.js";
+import { ALL_SERVERS, compileAgentPolicy } from "../../domain/policy/agent-policy.js";
 import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
+import type {
+  AgentPolicyPush,
+  AgentPolicyRepository,
+  StoredAgentPolicy,
+} from "../ports/agent-policy-repository.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import { SharedReader } from "./shared-reader.js";
 
 /**
  * The tool policy pushed through `POST /agent/policy`: a runtime layer, replaced as a whole by each
- * push whose `version` is not older than the one in force; not persisted (the agent pushes again
- * after a restart). Replicas sharing an event log put a peer's push in force as its event arrives
- * (`applyPeerChange`), under the same version rule.
+ * push whose `version` is not older than the one in force. It is kept in the shared store, which
+ * decides the version rule, so it outlives a restart and every replica sharing the store (one
+ * started later too) enforces the last push: read at start, again within the configured age on
+ * the call path (a small read of the revision, the policy itself only when it changed), and at
+ * once when a peer's `ToolPolicyChanged` event announces a push.
  */
 export class AgentPolicies {
   private compiled = new Map<string, ToolPolicy>();
-  private current = { version: 0, entries: 0 };
+  /** The version in force, and the store's revision it came from (-1: applied, not read back yet). */
+  private current = { version: 0, revision: 0 };
+  private readonly reader: SharedReader<StoredAgentPolicy | undefined>;
+
+  constructor(
+    private readonly repository: AgentPolicyRepository,
+    deps: { clock: Clock; logger: Logger; maxAgeMs: number },
+  ) {
+    this.reader = new SharedReader(
+      async () =>
+        (await repository.revision()) === this.current.revision ? undefined : await repository.get(),
+      (stored) => {
+        if (stored) this.putInForce(stored, stored.revision);
+      },
+      { ...deps, what: "agent_policy" },
+    );
+  }
 
   get version(): number {
     return this.current.version;
   }
 
-  /** Replaces the pushed policy. False (nothing changed) when `version` is older than the current. */
-  replace(entries: readonly AgentPolicyEntry[], version: number): boolean {
-    if (version < this.current.version) return false;
-    this.compiled = compileAgentPolicy(entries);
-    this.current = { version, entries: entries.length };
-    return true;
+  /** Re-reads the store when the copy is older than the configured age. */
+  fresh(): Promise<void> {
+    return this.reader.fresh();
+  }
+
+  /** Re-reads the store now: at start, and when a peer announced a push. */
+  reload(): Promise<void> {
+    return this.reader.reload();
   }
 
   /**
-   * Puts in force the policy another replica was pushed, from its `ToolPolicyChanged` event (an
-   * older version than the one in force changes nothing). True when the event carried a push.
+   * Replaces the pushed policy. Not applied (nothing changed) when the version in force in the
+   * store is newer; `version` is the version in force after the push.
    */
-  applyPeerChange(event: DomainEvent): boolean {
-    if (event.type !== "ToolPolicyChanged" || event.agent_policy === undefined) return false;
-    this.replace(event.agent_policy.tool_policies, event.agent_policy.version);
-    return true;
+  async replace(push: AgentPolicyPush): Promise<{ applied: boolean; version: number }> {
+    const outcome = await this.repository.replace(push);
+    // In force here at once; the read that follows brings the store's revision (and a newer push
+    // made through a peer meanwhile, if any).
+    if (outcome.applied) this.putInForce(push, -1);
+    await this.reader.reload();
+    return outcome;
   }
 
   /** The pushed policies over a call to `serverId` governed by `groups`: theirs and those for `*`. */
@@ -40,5 +70,10 @@ export class AgentPolicies {
     return [ALL_SERVERS, serverId, ...groups]
       .map((id) => this.compiled.get(id))
       .filter((policy): policy is ToolPolicy => policy !== undefined);
+  }
+
+  private putInForce(policy: AgentPolicyPush, revision: number): void {
+    this.compiled = compileAgentPolicy(policy.tool_policies);
+    this.current = { version: policy.version, revision };
   }
 }

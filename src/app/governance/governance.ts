@@ -36,7 +36,7 @@ export const NO_GOVERNANCE_SETTINGS: GovernanceSettings = {
 
 /**
  * How long a replica trusts its copy of the shared governance records (stored policies, suspended
- * sessions, tool withdrawals) before reading them again on the call path: a change made through another replica
+ * sessions, tool withdrawals, the agent policy) before reading them again on the call path: a change made through another replica
  * takes effect there within this time; one made through this replica at once.
  */
 export const SHARED_RECORDS_MAX_AGE_MS = 2_000;
@@ -51,7 +51,7 @@ export class Governance {
   private current: GovernanceSettings;
   readonly stored: StoredToolPolicies;
   readonly withdrawals: ToolWithdrawals;
-  readonly agent = new AgentPolicies();
+  readonly agent: AgentPolicies;
   readonly sessions: SessionSuspensions;
 
   constructor(
@@ -67,6 +67,7 @@ export class Governance {
     this.stored = new StoredToolPolicies(deps.repositories.toolAccessPolicies, shared);
     this.sessions = new SessionSuspensions(deps.repositories.suspendedSessions, shared);
     this.withdrawals = new ToolWithdrawals(deps.repositories.toolWithdrawals, shared);
+    this.agent = new AgentPolicies(deps.repositories.agentPolicy, shared);
   }
 
   get settings(): GovernanceSettings {
@@ -80,17 +81,27 @@ export class Governance {
 
   /** Reads the shared records now (at start). */
   async load(): Promise<void> {
-    await Promise.all([this.stored.reload(), this.sessions.reload(), this.withdrawals.reload()]);
+    await Promise.all([
+      this.stored.reload(),
+      this.sessions.reload(),
+      this.withdrawals.reload(),
+      this.agent.reload(),
+    ]);
   }
 
   /** Reads the shared records again when the copy is old (before a call is admitted or a listing). */
   async fresh(): Promise<void> {
-    await Promise.all([this.stored.fresh(), this.sessions.fresh(), this.withdrawals.fresh()]);
+    await Promise.all([
+      this.stored.fresh(),
+      this.sessions.fresh(),
+      this.withdrawals.fresh(),
+      this.agent.fresh(),
+    ]);
   }
 
-  /** Reads the shared tool policies and withdrawals now: a peer announced a change of either. */
+  /** Reads the shared tool policies, withdrawals and agent policy now: a peer announced a change. */
   async reloadToolPolicies(): Promise<void> {
-    await Promise.all([this.stored.reload(), this.withdrawals.reload()]);
+    await Promise.all([this.stored.reload(), this.withdrawals.reload(), this.agent.reload()]);
   }
 
   /**

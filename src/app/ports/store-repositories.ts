@@ -1,3 +1,4 @@
+import type { AgentPolicyRepository } from "./agent-policy-repository.js";
 import type { ApiKeyRepository } from "./api-key-repository.js";
 import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
@@ -36,6 +37,7 @@ export interface StoreRepositories {
   readonly lease: LeaseStore;
   readonly suspendedSessions: SuspendedSessionRepository;
   readonly toolWithdrawals: ToolWithdrawalRepository;
+  readonly agentPolicy: AgentPolicyRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
   readonly mcpSessions: McpSessionRepository;
   /** Leader-only commands handed between replicas: only where replicas share the store (PostgreSQL). */

@@ -46,6 +46,19 @@ async function writeSome(repos: StoreRepositories): Promise<void> {
     assigned_by: "bootstrap",
     assigned_at: 10,
   });
+  await repos.toolWithdrawals.withdraw({
+    mcp_server_id: "math",
+    tool_name: "divide",
+    tenant_id: null,
+    withdrawn_by: "admin",
+    withdrawn_at: 10,
+  });
+  await repos.agentPolicy.replace({
+    version: 4,
+    tool_policies: [{ mcp_server_id: "*", action: "deny", tool_name: "rm" }],
+    pushed_by: "agent",
+    pushed_at: 10,
+  });
 }
 
 async function expectSome(repos: StoreRepositories): Promise<void> {
@@ -53,6 +66,8 @@ async function expectSome(repos: StoreRepositories): Promise<void> {
   expect((await repos.toolAccessPolicies.get("provider", "math"))?.allow_list).toEqual(["add"]);
   expect((await repos.apiKeys.findByHash("a".repeat(64)))?.key_id).toBe("k1");
   expect(await repos.roleAssignments.listPrincipals()).toEqual(["svc"]);
+  expect((await repos.toolWithdrawals.list()).map((w) => w.tool_name)).toEqual(["divide"]);
+  expect(await repos.agentPolicy.get()).toMatchObject({ version: 4, revision: 1 });
 }
 
 describe("memory repositories", () => {
@@ -98,6 +113,40 @@ await describePostgres("PostgreSQL repositories shared by two replicas", () => {
       });
       await expectSome(sqlRepositories(third));
       await third.close();
+    } finally {
+      await first.close();
+    }
+  });
+
+  it("put in force the newest of agent policy pushes made through two replicas at once", async () => {
+    const first = await freshPostgres();
+    try {
+      const second = await openPostgres({
+        connection: { connectionString: DATABASE_URL },
+        schema: first.schema,
+      });
+      try {
+        const [a, b] = [sqlRepositories(first), sqlRepositories(second)];
+        const pushAt = (repos: StoreRepositories, version: number) =>
+          repos.agentPolicy.replace({
+            version,
+            tool_policies: [],
+            pushed_by: `v${version}`,
+            pushed_at: version,
+          });
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => pushAt(i % 2 === 0 ? a : b, 20 - i)),
+        );
+        // Whatever order the two pools ran them in, the highest version is in force at the end,
+        // and a refused push was older than the version it was told of.
+        expect(outcomes[0]).toEqual({ applied: true, version: 20 });
+        outcomes.forEach((outcome, i) => {
+          if (!outcome.applied) expect(outcome.version).toBeGreaterThan(20 - i);
+        });
+        expect(await b.agentPolicy.get()).toMatchObject({ version: 20, pushed_by: "v20" });
+      } finally {
+        await second.close();
+      }
     } finally {
       await first.close();
     }

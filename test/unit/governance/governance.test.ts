@@ -14,6 +14,7 @@ import { suspendedSessionGate } from "../../../src/app/governance/suspended-sess
 import { withdrawnToolGate } from "../../../src/app/governance/withdrawn-tool-gate.js";
 import type { GatedCall } from "../../../src/app/routing/call-gate.js";
 import { GatewayError } from "../../../src/domain/errors.js";
+import type { AgentPolicyEntry } from "../../../src/domain/policy/agent-policy.js";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -224,14 +225,50 @@ describe("the policies over a call", () => {
     expect(denied(["pool"]).sort()).toEqual(["a", "b", "c", "d"]);
   });
 
-  it("add the agent-pushed policy of the server, its groups and of every server, and refuse an older version", () => {
+  it("add the agent-pushed policy of the server, its groups and of every server, and refuse an older version", async () => {
     const { gov } = governance();
-    expect(gov.agent.replace([{ mcp_server_id: "*", action: "deny", tool_name: "x" }], 3)).toBe(true);
-    expect(gov.agent.replace([], 2)).toBe(false);
+    const push = (tool_policies: AgentPolicyEntry[], version: number) =>
+      gov.agent.replace({ version, tool_policies, pushed_by: "agent", pushed_at: 1 });
+    expect(await push([{ mcp_server_id: "*", action: "deny", tool_name: "x" }], 3)).toEqual({
+      applied: true,
+      version: 3,
+    });
+    expect(await push([], 2)).toEqual({ applied: false, version: 3 });
     expect(gov.policiesOver("math", [], null)).toEqual([policy([], ["x"])]);
-    expect(gov.agent.replace([{ mcp_server_id: "pool", action: "deny", tool_name: "y" }], 3)).toBe(true);
+    expect(await push([{ mcp_server_id: "pool", action: "deny", tool_name: "y" }], 3)).toEqual({
+      applied: true,
+      version: 3,
+    });
     expect(gov.policiesOver("math", [], null)).toEqual([]);
     expect(gov.policiesOver("math", ["pool"], null)).toEqual([policy([], ["y"])]);
+  });
+
+  it("read the agent policy another replica stored at start, and again once the copy is old", async () => {
+    const { gov, repositories, clock } = governance();
+    const stored = (tool_name: string, version: number) =>
+      repositories.agentPolicy.replace({
+        version,
+        tool_policies: [{ mcp_server_id: "*", action: "deny", tool_name }],
+        pushed_by: "agent",
+        pushed_at: 1,
+      });
+    await stored("x", 1);
+    await gov.load();
+    expect(gov.agent.version).toBe(1);
+    expect(gov.policiesOver("math", [], null)).toEqual([policy([], ["x"])]);
+    await stored("y", 1);
+    await gov.fresh();
+    expect(gov.policiesOver("math", [], null)).toEqual([policy([], ["x"])]);
+    clock.t += SHARED_RECORDS_MAX_AGE_MS;
+    await gov.fresh();
+    expect(gov.policiesOver("math", [], null)).toEqual([policy([], ["y"])]);
+    // A push older than the stored one is refused even when this replica's copy is older still.
+    await stored("z", 5);
+    expect(await gov.agent.replace({ version: 4, tool_policies: [], pushed_by: "a", pushed_at: 2 })).toEqual({
+      applied: false,
+      version: 5,
+    });
+    expect(gov.policiesOver("math", [], null)).toEqual([policy([], ["z"])]);
   });
 
   it("decide prompt and resource access over the server, its groups and the tenant", () => {

@@ -1,5 +1,6 @@
 import type { Clock } from "../../../app/ports/clock.js";
 import type { StoreRepositories } from "../../../app/ports/store-repositories.js";
+import { MemoryAgentPolicyRepository } from "./memory-agent-policy-repository.js";
 import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
 import { MemoryApprovalRepository } from "./memory-approval-repository.js";
 import { MemoryAuditTrail } from "./memory-audit-trail.js";
@@ -39,6 +40,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     lease: new MemoryLeaseStore(options.clock),
     suspendedSessions: new MemorySuspendedSessionRepository(),
     toolWithdrawals: new MemoryToolWithdrawalRepository(),
+    agentPolicy: new MemoryAgentPolicyRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),
   };
 }

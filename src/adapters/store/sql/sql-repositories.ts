@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { StoreRepositories } from "../../../app/ports/store-repositories.js";
 import type { SqlStore } from "../sql-store.js";
+import { SqlAgentPolicyRepository } from "./sql-agent-policy-repository.js";
 import { SqlApiKeyRepository } from "./sql-api-key-repository.js";
 import { SqlApprovalRepository } from "./sql-approval-repository.js";
 import { SqlAuditTrail } from "./sql-audit-trail.js";
@@ -42,6 +43,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     lease: new SqlLeaseStore(db, store.dialect),
     suspendedSessions: new SqlSuspendedSessionRepository(db),
     toolWithdrawals: new SqlToolWithdrawalRepository(db),
+    agentPolicy: new SqlAgentPolicyRepository(db),
     mcpSessions: new SqlMcpSessionRepository(db, store.dialect),
     ...(store.dialect === "postgres" && { leaderCommands: new SqlLeaderCommandQueue(db, store.dialect) }),
   };

@@ -111,6 +111,15 @@ export interface StoreTables {
     generation: number;
     expires_at: number;
   };
+  agent_policy: {
+    id: string;
+    /** bigint on PostgreSQL: read as a string there. */
+    version: number | string;
+    tool_policies: string;
+    pushed_by: string;
+    pushed_at: number;
+    revision: number | string;
+  };
   tool_withdrawals: {
     mcp_server_id: string;
     tool_name: string;

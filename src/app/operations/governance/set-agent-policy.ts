@@ -42,9 +42,10 @@ const entrySchema = z.strictObject(
  * pattern; the entries of one target form one policy block (allow -> allow list, deny -> deny list,
  * require-approval -> approval list; audit changes no verdict, every call being audited anyway),
  * combined with every other policy over a call (any deny denies). A push replaces the previous one
- * unless its `version` is older than the one in force (409 `stale_version`, nothing changed). Not
- * persisted: the agent pushes again after a restart; replicas sharing the event log put the push
- * in force as its event reaches them. Answers `{status: 'ok', version, applied}`.
+ * unless its `version` is older than the one in force (409 `stale_version`, nothing changed). Kept
+ * in the shared store, which checks the version: it outlives a restart, and every replica sharing
+ * the store enforces it (at once when the push's event reaches it). Answers
+ * `{status: 'ok', version, applied}`.
  * With authentication on the route is not in the route table and is refused (spec 2 §5).
  */
 export const setAgentPolicy = defineOperation({
@@ -61,19 +62,26 @@ export const setAgentPolicy = defineOperation({
   }),
   async run(services, input, ctx) {
     const { agent } = requireGovernance(services);
-    if (!agent.replace(input.tool_policies, input.version)) {
+    const outcome = await agent.replace({
+      version: input.version,
+      tool_policies: input.tool_policies,
+      pushed_by: ctx.principal.id,
+      pushed_at: services.clock.now() / 1000,
+    });
+    if (!outcome.applied) {
       throw new RequestRejected(
         409,
         "stale_version",
-        `version ${input.version} is older than the agent policy in force (version ${agent.version}); nothing changed`,
-        { version: agent.version },
+        `version ${input.version} is older than the agent policy in force (version ${outcome.version}); nothing changed`,
+        { version: outcome.version },
       );
     }
     services.logger.info(
       { version: input.version, entries: input.tool_policies.length, by: ctx.principal.id },
       "agent policy replaced",
     );
-    // The policy travels with the event: replicas sharing the event log put it in force too.
+    // The event tells replicas sharing the event log to read the store; it carries the policy for
+    // the event log's readers.
     services.bus.publish([
       {
         type: "ToolPolicyChanged",

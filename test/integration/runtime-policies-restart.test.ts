@@ -13,9 +13,12 @@ interface CallResult {
   error_type: string | null;
 }
 
-/** A runtime withdrawal on durable storage is kept by the store: the next process refuses the tool. */
-describe("a runtime withdrawal on durable storage", () => {
-  const path = join(mkdtempSync(join(tmpdir(), "airlock-withdrawal-")), "airlock.db");
+/**
+ * Runtime withdrawals and the agent policy on durable storage are kept by the store: the next
+ * process on the same file enforces them.
+ */
+describe("runtime withdrawals and the agent policy on durable storage", () => {
+  const path = join(mkdtempSync(join(tmpdir(), "airlock-runtime-policies-")), "airlock.db");
   const yaml = `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}
 mcp_servers:
   math:
@@ -58,7 +61,7 @@ mcp_servers:
     }
   }
 
-  it("survives a restart, and so does its restore", async () => {
+  it("keep a withdrawal across a restart, and so its restore", async () => {
     await withGateway(async (rest, call) => {
       expect(await rest("/api/admin/tools/math/add/withdraw", {})).toMatchObject({ withdrawn: true });
       expect(await call()).toBe("ToolWithdrawnError");
@@ -69,6 +72,31 @@ mcp_servers:
       expect(await call()).toBe("ok");
     });
     await withGateway(async (_rest, call) => {
+      expect(await call()).toBe("ok");
+    });
+  });
+
+  it("keep the agent policy across a restart, with its version rule", async () => {
+    const agentPush = (version: number, action: string) => ({
+      version,
+      tool_policies: [{ mcp_server_id: "math", action, tool_name: "add" }],
+    });
+    await withGateway(async (rest, call) => {
+      expect(await rest("/api/agent/policy", agentPush(2, "deny"))).toMatchObject({
+        status: "ok",
+        version: 2,
+      });
+      expect(await call()).toBe("ToolAccessDeniedError");
+    });
+    await withGateway(async (rest, call) => {
+      expect(await call()).toBe("ToolAccessDeniedError");
+      expect(await rest("/api/agent/policy", agentPush(1, "allow"))).toMatchObject({
+        error: "stale_version",
+        version: 2,
+      });
+      expect(await rest("/api/agent/policy", { version: 3, tool_policies: [] })).toMatchObject({
+        version: 3,
+      });
       expect(await call()).toBe("ok");
     });
   });
