@@ -60,7 +60,7 @@ export class EgressPolicies {
   }
 
   /** Re-reads the store when the local copy is older than the maximum age (on the call path). */
-  fresh(): Promise<void> {
+  fresh(): Promise<void> | undefined {
     return this.reader.fresh();
   }
 

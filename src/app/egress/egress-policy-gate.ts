@@ -31,7 +31,8 @@ export class EgressPolicyGate implements CallGate {
 
   async check(call: GatedCall): Promise<void> {
     const { policies, bus } = this.deps;
-    await policies.fresh();
+    const reading = policies.fresh();
+    if (reading) await reading;
     const attached = policies.policyOf(call.server.id);
     if (!attached) return;
     const { policy } = attached;

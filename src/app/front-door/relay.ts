@@ -78,7 +78,8 @@ export class FrontDoorRelay {
 
   /** The upstream tools `tools/list` shows this caller (tenant policies and withdrawals applied). */
   async toolsFor(ctx: RequestContext): Promise<ProjectedTool[]> {
-    await this.services.governance?.fresh();
+    const reading = this.services.governance?.fresh();
+    if (reading) await reading;
     return toolsOfferedTo(this.services, this.projection.tools(), ctx);
   }
 

@@ -89,14 +89,14 @@ export class Governance {
     ]);
   }
 
-  /** Reads the shared records again when the copy is old (before a call is admitted or a listing). */
-  async fresh(): Promise<void> {
-    await Promise.all([
-      this.stored.fresh(),
-      this.sessions.fresh(),
-      this.withdrawals.fresh(),
-      this.agent.fresh(),
-    ]);
+  /**
+   * Reads the shared records again when the copy is old (before a call is admitted or a listing);
+   * undefined, no promise, when every copy is fresh.
+   */
+  fresh(): Promise<void> | undefined {
+    const reads = [this.stored.fresh(), this.sessions.fresh(), this.withdrawals.fresh(), this.agent.fresh()];
+    if (reads.every((read) => read === undefined)) return undefined;
+    return Promise.all(reads).then(() => undefined);
   }
 
   /** Reads the shared tool policies, withdrawals and agent policy now: a peer announced a change. */

@@ -25,7 +25,7 @@ export class SessionSuspensions {
     );
   }
 
-  fresh(): Promise<void> {
+  fresh(): Promise<void> | undefined {
     return this.reader.fresh();
   }
 

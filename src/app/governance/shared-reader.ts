@@ -17,10 +17,13 @@ export class SharedReader<T> {
     private readonly deps: { clock: Clock; logger: Logger; maxAgeMs: number; what: string },
   ) {}
 
-  /** Reads the store when the copy is older than `maxAgeMs` (joining a read under way). */
-  async fresh(): Promise<void> {
-    if (this.deps.clock.monotonic() - this.loadedAt < this.deps.maxAgeMs) return;
-    await (this.reading ?? this.reload());
+  /**
+   * Reads the store when the copy is older than `maxAgeMs` (joining a read under way); undefined,
+   * no promise, when the copy is fresh (the call path asks on every call).
+   */
+  fresh(): Promise<void> | undefined {
+    if (this.deps.clock.monotonic() - this.loadedAt < this.deps.maxAgeMs) return undefined;
+    return this.reading ?? this.reload();
   }
 
   /**

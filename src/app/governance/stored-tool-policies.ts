@@ -40,7 +40,7 @@ export class StoredToolPolicies {
   }
 
   /** Re-reads the store when the copy is older than the configured age. */
-  fresh(): Promise<void> {
+  fresh(): Promise<void> | undefined {
     return this.reader.fresh();
   }
 

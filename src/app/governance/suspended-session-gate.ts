@@ -12,7 +12,8 @@ export function suspendedSessionGate(sessions: SessionSuspensions): CallGate {
     async check({ ctx }) {
       const sessionId = ctx.sessionId;
       if (sessionId === undefined) return;
-      await sessions.fresh();
+      const reading = sessions.fresh();
+      if (reading) await reading;
       if (!sessions.isSuspended(sessionId)) return;
       throw new GatewayError("SessionSuspendedError", `Session '${sessionId}' is suspended`, {
         session_id: sessionId,

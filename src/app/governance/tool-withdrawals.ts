@@ -39,7 +39,7 @@ export class ToolWithdrawals {
   }
 
   /** Re-reads the store when the copy is older than the configured age. */
-  fresh(): Promise<void> {
+  fresh(): Promise<void> | undefined {
     return this.reader.fresh();
   }
 

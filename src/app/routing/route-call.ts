@@ -138,7 +138,8 @@ async function route(
  */
 async function admit(services: AppServices, call: GatedCall, options: RouteOptions): Promise<void> {
   try {
-    await services.governance?.fresh();
+    const reading = services.governance?.fresh();
+    if (reading) await reading;
     const policies = memberPolicies(
       services,
       call.server.id,
