@@ -36,20 +36,11 @@ export async function openReplication(
   const { PostgresEventStore } = await import("../adapters/store/postgres/postgres-event-store.js");
   if (!(storage.eventStore instanceof PostgresEventStore)) return null;
   const { bus, fleet, governance, instanceId, logger } = deps;
-  // A suspension, a withdrawal or restore, or an agent policy push announced by a peer is read
-  // from the shared store at once, not only at the next age-based re-read. (A failed read is
-  // logged by the reader, which keeps the last copy.)
+  // A stored policy, a withdrawal or restore, an agent policy push or a suspension announced by a
+  // peer is read from the shared store at once, not only at the next age-based re-read. (A failed
+  // read is logged by the reader, which keeps the last copy.)
   bus.subscribePeers((event) => {
-    if (!governance) return;
-    if (event.type === "SessionSuspended" || event.type === "SessionResumed")
-      void governance.sessions.reload();
-    else if (
-      event.type === "ToolPolicyChanged" &&
-      (event.change === "withdrawn" || event.change === "restored")
-    )
-      void governance.withdrawals.reload();
-    else if (event.type === "ToolPolicyChanged" && event.change === "agent_policy_set")
-      void governance.agent.reload();
+    void governance?.readAfterPeerEvent(event);
   });
   // Servers peers register at run time join this replica's fleet (the subscription lives as long as the bus).
   mirrorPeerRegistrations({

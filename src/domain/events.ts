@@ -111,7 +111,7 @@ export type DomainEventPayload =
       change: "withdrawn" | "restored" | "stored_policy_set" | "stored_policy_deleted" | "agent_policy_set";
       tool_name?: string;
       tenant_id?: string | null;
-      /** With `agent_policy_set`: the policy pushed, which peers put in force as well. */
+      /** With `agent_policy_set`: the policy pushed, for the event log's readers (peers read the store). */
       agent_policy?: { version: number; tool_policies: readonly AgentPolicyEntry[] };
     }
   | { type: "HealthCheckPassed"; mcp_server_id: string; duration_ms: number }

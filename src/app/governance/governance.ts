@@ -1,3 +1,4 @@
+import type { DomainEvent } from "../../domain/events.js";
 import type { AccessKind, AccessPolicy, TenantPolicy } from "../../domain/policy/access-policy.js";
 import { accessAllows } from "../../domain/policy/access-policy.js";
 import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
@@ -53,6 +54,7 @@ export class Governance {
   readonly withdrawals: ToolWithdrawals;
   readonly agent: AgentPolicies;
   readonly sessions: SessionSuspensions;
+  private readonly peerReads = new WeakMap<DomainEvent, Promise<void>>();
 
   constructor(
     settings: GovernanceSettings,
@@ -99,9 +101,26 @@ export class Governance {
     return Promise.all(reads).then(() => undefined);
   }
 
-  /** Reads the shared tool policies, withdrawals and agent policy now: a peer announced a change. */
-  async reloadToolPolicies(): Promise<void> {
-    await Promise.all([this.stored.reload(), this.withdrawals.reload(), this.agent.reload()]);
+  /**
+   * Reads again, at once, the shared records another replica's event says it changed (a stored
+   * policy, a withdrawal or restore, an agent policy push, a suspension); undefined for any other
+   * event. One read per event, whoever asks (the replication and the front door's listings): the
+   * read is kept with the event object the bus hands to every listener.
+   */
+  readAfterPeerEvent(event: DomainEvent): Promise<void> | undefined {
+    const known = this.peerReads.get(event);
+    if (known) return known;
+    const read = this.readerOf(event)?.reload();
+    if (read) this.peerReads.set(event, read);
+    return read;
+  }
+
+  private readerOf(event: DomainEvent): { reload(): Promise<void> } | undefined {
+    if (event.type === "SessionSuspended" || event.type === "SessionResumed") return this.sessions;
+    if (event.type !== "ToolPolicyChanged") return undefined;
+    if (event.change === "withdrawn" || event.change === "restored") return this.withdrawals;
+    if (event.change === "agent_policy_set") return this.agent;
+    return this.stored;
   }
 
   /**

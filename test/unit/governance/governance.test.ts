@@ -69,15 +69,15 @@ async function refusal(promise: Promise<void>): Promise<string | null> {
   }
 }
 
-describe("runtime withdrawals", () => {
-  const withdrawal = (mcp_server_id: string, tool_name: string, tenant_id: string | null) => ({
-    mcp_server_id,
-    tool_name,
-    tenant_id,
-    withdrawn_by: "admin",
-    withdrawn_at: 100,
-  });
+const withdrawal = (mcp_server_id: string, tool_name: string, tenant_id: string | null) => ({
+  mcp_server_id,
+  tool_name,
+  tenant_id,
+  withdrawn_by: "admin",
+  withdrawn_at: 100,
+});
 
+describe("runtime withdrawals", () => {
   it("withdraw for one tenant, for every tenant, and restore tenant by tenant or all at once", async () => {
     const { gov, repositories } = governance();
     const w = gov.withdrawals;
@@ -114,13 +114,20 @@ describe("runtime withdrawals", () => {
     expect(gov.withdrawals.isWithdrawn("math", "sub", "t1")).toBe(true);
   });
 
-  it("changes nothing when the store refuses the write", async () => {
+  it("changes nothing when the store refuses the write, of a withdrawal or of a restore", async () => {
     const { gov, repositories } = governance();
-    repositories.toolWithdrawals.withdraw = async () => {
+    const refuse = async () => {
       throw new Error("database is locked");
     };
+    const { withdraw } = repositories.toolWithdrawals;
+    repositories.toolWithdrawals.withdraw = refuse;
     await expect(gov.withdrawals.withdraw(withdrawal("math", "add", null))).rejects.toThrow("locked");
     expect(gov.withdrawals.isWithdrawn("math", "add", null)).toBe(false);
+    repositories.toolWithdrawals.withdraw = withdraw;
+    await gov.withdrawals.withdraw(withdrawal("math", "add", null));
+    repositories.toolWithdrawals.restore = refuse;
+    await expect(gov.withdrawals.restore("math", "add", null)).rejects.toThrow("locked");
+    expect(gov.withdrawals.isWithdrawn("math", "add", null)).toBe(true);
   });
 
   it("refuses a withdrawn tool on the named target or on the member the call reaches", async () => {
@@ -241,6 +248,78 @@ describe("the policies over a call", () => {
     });
     expect(gov.policiesOver("math", [], null)).toEqual([]);
     expect(gov.policiesOver("math", ["pool"], null)).toEqual([policy([], ["y"])]);
+  });
+
+  it("keep the agent policy in force when the store refuses a push", async () => {
+    const { gov, repositories } = governance();
+    await gov.agent.replace({ version: 1, tool_policies: [], pushed_by: "a", pushed_at: 1 });
+    repositories.agentPolicy.replace = async () => {
+      throw new Error("database is locked");
+    };
+    const push = {
+      version: 2,
+      tool_policies: [{ mcp_server_id: "*", action: "deny" as const, tool_name: "x" }],
+    };
+    await expect(gov.agent.replace({ ...push, pushed_by: "a", pushed_at: 2 })).rejects.toThrow("locked");
+    expect(gov.agent.version).toBe(1);
+    expect(gov.policiesOver("math", [], null)).toEqual([]);
+  });
+
+  it("answer fresh without a promise while every copy is younger than the age, and read once it is older", async () => {
+    const { gov, clock, repositories } = governance();
+    await gov.load();
+    expect(gov.fresh()).toBeUndefined();
+    await repositories.toolWithdrawals.withdraw(withdrawal("math", "add", null));
+    clock.t += SHARED_RECORDS_MAX_AGE_MS;
+    const reading = gov.fresh();
+    expect(reading).toBeInstanceOf(Promise);
+    await reading;
+    expect(gov.withdrawals.isWithdrawn("math", "add", null)).toBe(true);
+    expect(gov.fresh()).toBeUndefined();
+  });
+
+  it("read once per peer event the records it names, whoever asks", async () => {
+    const { gov, repositories } = governance();
+    await gov.load();
+    const reads = { withdrawals: 0, agent: 0, stored: 0, sessions: 0 };
+    const count =
+      <T>(name: keyof typeof reads, read: () => Promise<T>) =>
+      () => {
+        reads[name] += 1;
+        return read();
+      };
+    const repos = repositories;
+    repos.toolWithdrawals.list = count("withdrawals", repos.toolWithdrawals.list.bind(repos.toolWithdrawals));
+    repos.agentPolicy.revision = count("agent", repos.agentPolicy.revision.bind(repos.agentPolicy));
+    repos.toolAccessPolicies.list = count(
+      "stored",
+      repos.toolAccessPolicies.list.bind(repos.toolAccessPolicies),
+    );
+    repos.suspendedSessions.list = count(
+      "sessions",
+      repos.suspendedSessions.list.bind(repos.suspendedSessions),
+    );
+    const envelope = { event_id: "e", occurred_at: 1, produced_by: "peer" };
+    const withdrawn = {
+      ...envelope,
+      type: "ToolPolicyChanged",
+      mcp_server_id: "m",
+      change: "withdrawn",
+    } as const;
+    await Promise.all([gov.readAfterPeerEvent(withdrawn), gov.readAfterPeerEvent(withdrawn)]);
+    await gov.readAfterPeerEvent({ ...withdrawn, change: "agent_policy_set" });
+    await gov.readAfterPeerEvent({ ...withdrawn, change: "stored_policy_set" });
+    await gov.readAfterPeerEvent({
+      ...envelope,
+      type: "SessionSuspended",
+      session_id: "s",
+      reason: "r",
+      suspended_by: "a",
+    });
+    expect(
+      gov.readAfterPeerEvent({ ...envelope, type: "McpServerStopped", mcp_server_id: "m" } as never),
+    ).toBeUndefined();
+    expect(reads).toEqual({ withdrawals: 1, agent: 1, stored: 1, sessions: 1 });
   });
 
   it("read the agent policy another replica stored at start, and again once the copy is old", async () => {

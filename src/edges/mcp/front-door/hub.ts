@@ -51,12 +51,11 @@ export class FrontDoorHub {
         const own = event.produced_by === services.instance.instance_id;
         if (event.type === "McpServerStarted" && own) this.attachPeer(event.mcp_server_id as string);
         // Listings are filtered per caller by runtime policies: every session is told to list again.
-        // A peer's change reached the shared store: read it first, so the new listing shows it.
+        // A peer's change reached the shared store: read it first (the read the replication asked
+        // for), so the new listing shows it.
         if (event.type === "ToolPolicyChanged") {
-          const ready = own
-            ? Promise.resolve()
-            : (services.governance?.reloadToolPolicies() ?? Promise.resolve());
-          void ready.catch(() => undefined).then(() => this.announcePolicyChange());
+          const ready = own ? undefined : services.governance?.readAfterPeerEvent(event);
+          void Promise.resolve(ready).then(() => this.announcePolicyChange());
         }
       }),
     );
