@@ -1,8 +1,8 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createGateway } from "../../src/composition/create-gateway.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ARITHMETIC } from "../support/gateway.js";
@@ -18,7 +18,9 @@ interface CallResult {
  * process on the same file enforces them.
  */
 describe("runtime withdrawals and the agent policy on durable storage", () => {
-  const path = join(mkdtempSync(join(tmpdir(), "airlock-runtime-policies-")), "airlock.db");
+  const dir = mkdtempSync(join(tmpdir(), "airlock-runtime-policies-"));
+  const path = join(dir, "airlock.db");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const yaml = `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}
 mcp_servers:
   math:

@@ -6,7 +6,7 @@ export interface ToolWithdrawal {
   /** The server or group the withdrawal names. */
   readonly mcp_server_id: string;
   readonly tool_name: string;
-  /** The tenant whose callers are refused; null: every caller. */
+  /** The tenant whose callers are refused (never empty: refused with a TypeError); null: every caller. */
   readonly tenant_id: string | null;
   readonly withdrawn_by: string;
   readonly withdrawn_at: number;

@@ -72,6 +72,14 @@ for (const backend of BACKENDS) {
         ]);
       });
 
+      it("refuses an empty tenant id, which must not read as every tenant, and stores nothing", async () => {
+        await expect(repos.toolWithdrawals.withdraw(withdrawal("math", "add", ""))).rejects.toThrow(
+          TypeError,
+        );
+        await expect(repos.toolWithdrawals.restore("math", "add", "")).rejects.toThrow(TypeError);
+        expect(await repos.toolWithdrawals.list()).toEqual([]);
+      });
+
       it("lists oldest first, then by server, tool and tenant", async () => {
         await repos.toolWithdrawals.withdraw(withdrawal("b", "x", null, { withdrawn_at: 20 }));
         await repos.toolWithdrawals.withdraw(withdrawal("a", "y", "t2", { withdrawn_at: 20 }));

@@ -8,6 +8,7 @@ export class MemoryToolWithdrawalRepository implements ToolWithdrawalRepository 
   private readonly records = new Map<string, ToolWithdrawal>();
 
   async withdraw(record: ToolWithdrawal): Promise<void> {
+    if (record.tenant_id === "") throw new TypeError("tool withdrawal: tenant_id must not be empty");
     this.records.set(key(record.mcp_server_id, record.tool_name, record.tenant_id), {
       mcp_server_id: record.mcp_server_id,
       tool_name: record.tool_name,
@@ -18,6 +19,7 @@ export class MemoryToolWithdrawalRepository implements ToolWithdrawalRepository 
   }
 
   async restore(server: string, tool: string, tenant: string | null): Promise<boolean> {
+    if (tenant === "") throw new TypeError("tool withdrawal: tenant_id must not be empty");
     if (tenant !== null) return this.records.delete(key(server, tool, tenant));
     let removed = false;
     for (const [id, record] of this.records) {

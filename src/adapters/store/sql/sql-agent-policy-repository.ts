@@ -43,23 +43,23 @@ export class SqlAgentPolicyRepository implements AgentPolicyRepository {
       .executeTakeFirst();
     if (written) return { applied: true, version: push.version };
     const current = await this.db.selectFrom("agent_policy").select("version").executeTakeFirst();
-    return { applied: false, version: Number(current?.version ?? 0) };
+    return { applied: false, version: current?.version ?? 0 };
   }
 
   async get(): Promise<StoredAgentPolicy | undefined> {
     const row = await this.db.selectFrom("agent_policy").selectAll().executeTakeFirst();
     if (!row) return undefined;
     return {
-      version: Number(row.version),
+      version: row.version,
       tool_policies: fromJson<AgentPolicyEntry[]>(row.tool_policies),
       pushed_by: row.pushed_by,
       pushed_at: row.pushed_at,
-      revision: Number(row.revision),
+      revision: row.revision,
     };
   }
 
   async revision(): Promise<number> {
     const row = await this.db.selectFrom("agent_policy").select("revision").executeTakeFirst();
-    return Number(row?.revision ?? 0);
+    return row?.revision ?? 0;
   }
 }

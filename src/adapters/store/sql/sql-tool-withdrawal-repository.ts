@@ -23,6 +23,9 @@ export class SqlToolWithdrawalRepository implements ToolWithdrawalRepository {
   constructor(private readonly db: Kysely<StoreTables>) {}
 
   async withdraw(record: ToolWithdrawal): Promise<void> {
+    // '' stands for every tenant here: an empty tenant id must not turn into that.
+    if (record.tenant_id === EVERY_TENANT)
+      throw new TypeError("tool withdrawal: tenant_id must not be empty");
     await this.db
       .insertInto("tool_withdrawals")
       .values({
@@ -42,6 +45,7 @@ export class SqlToolWithdrawalRepository implements ToolWithdrawalRepository {
   }
 
   async restore(server: string, tool: string, tenant: string | null): Promise<boolean> {
+    if (tenant === EVERY_TENANT) throw new TypeError("tool withdrawal: tenant_id must not be empty");
     let remove = this.db
       .deleteFrom("tool_withdrawals")
       .where("mcp_server_id", "=", server)

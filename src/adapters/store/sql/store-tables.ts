@@ -113,12 +113,12 @@ export interface StoreTables {
   };
   agent_policy: {
     id: string;
-    /** bigint on PostgreSQL: read as a string there. */
-    version: number | string;
+    /** bigint on PostgreSQL (read as a number: see open-postgres.ts). */
+    version: number;
     tool_policies: string;
     pushed_by: string;
     pushed_at: number;
-    revision: number | string;
+    revision: number;
   };
   tool_withdrawals: {
     mcp_server_id: string;
