@@ -15,6 +15,26 @@ export type OriginCheck = (origin: string | undefined) => boolean;
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/**
+ * Answers remembered per header value: parsing a URL costs microseconds on every request, and a
+ * client sends the same `Host` and `Origin` each time. Values are the client's, so the memory is
+ * bounded: past this many, it starts again empty.
+ */
+const REMEMBERED_VALUES = 256;
+
+function remembered(decide: (value: string) => boolean): (value: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (value) => {
+    let answer = answers.get(value);
+    if (answer === undefined) {
+      answer = decide(value);
+      if (answers.size >= REMEMBERED_VALUES) answers.clear();
+      answers.set(value, answer);
+    }
+    return answer;
+  };
+}
+
 export function isLoopbackOrigin(origin: string): boolean {
   const url = parseOrigin(origin);
   return url !== null && LOOPBACK_HOSTS.has(url.hostname);
@@ -26,12 +46,12 @@ export function createOriginCheck(allowedOrigins: readonly string[] = []): Origi
     const url = parseOrigin(entry);
     if (url !== null) allowed.add(url.origin);
   }
-  return (origin) => {
-    if (origin === undefined) return true;
+  const decide = remembered((origin) => {
     const url = parseOrigin(origin);
     if (url === null) return false;
     return LOOPBACK_HOSTS.has(url.hostname) || allowed.has(url.origin);
-  };
+  });
+  return (origin) => origin === undefined || decide(origin);
 }
 
 function parseOrigin(text: string): URL | null {
@@ -43,12 +63,15 @@ function parseOrigin(text: string): URL | null {
   }
 }
 
-/** Whether a `Host` header names this machine's loopback interface (any port). */
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
+const loopbackHost = remembered((host) => {
   try {
     return LOOPBACK_HOSTS.has(new URL(`http://${host}`).hostname);
   } catch {
     return false;
   }
+});
+
+/** Whether a `Host` header names this machine's loopback interface (any port). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  return host ? loopbackHost(host) : false;
 }
