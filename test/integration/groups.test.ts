@@ -98,6 +98,13 @@ describe("a group declared in the configuration", () => {
     });
   });
 
+  it("is skipped by gateway_warm, which warms the servers named beside it", async () => {
+    const { json } = await callJson(client, "gateway_warm", { mcp_servers: "pool,m1,ghost" });
+    expect(json.failed).toEqual([{ id: "ghost", error: "McpServer not found" }]);
+    expect([...json.warmed, ...json.already_warm]).toEqual(["m1"]);
+    expect(json.skipped_dead).toEqual([]);
+  });
+
   it("rebalances through REST and the tool", async () => {
     const rest = await inject("POST", "/api/groups/pool/rebalance");
     expect(rest.json()).toEqual({ status: "rebalanced", group_id: "pool" });

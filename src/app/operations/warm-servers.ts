@@ -4,18 +4,26 @@ import { defineOperation } from "../operation.js";
 /** Longest error text kept per failed server in the warm report. */
 const ERROR_CHARS = 100;
 
+/**
+ * `gateway_warm` (spec 2): starts the named servers, or with null every server but dead ones.
+ * Groups are skipped: a group id named in the list is left out of every list of the answer (its
+ * members may be named themselves); an id that is neither a server nor a group is `failed`.
+ */
 export const warmServers = defineOperation({
   name: "warm-servers",
   kind: "command",
-  summary: "Start servers ahead of use: a comma-separated list of ids, or every server but dead ones.",
+  summary:
+    "Start servers ahead of use: a comma-separated list of ids, or every server but dead ones (groups are skipped).",
   permissions: ["mcp_servers:lifecycle"],
   input: z.object({
     mcp_servers: z
       .string()
       .nullish()
-      .describe("Comma-separated server ids; null or absent warms every server except dead ones"),
+      .describe(
+        "Comma-separated server ids (groups are skipped); null or absent warms every server except dead ones",
+      ),
   }),
-  async run({ fleet }, input) {
+  async run({ fleet, groups }, input) {
     const requested = input.mcp_servers
       ?.split(",")
       .map((id) => id.trim())
@@ -28,7 +36,7 @@ export const warmServers = defineOperation({
     await Promise.all(
       targets.map(async (id) => {
         const server = fleet.get(id);
-        if (!server) return failed.push({ id, error: "McpServer not found" });
+        if (!server) return groups.has(id) ? undefined : failed.push({ id, error: "McpServer not found" });
         if (server.connection && server.lifecycle.state === "ready") return already_warm.push(id);
         if (!requested && server.lifecycle.state === "dead") return skipped_dead.push(id);
         try {
