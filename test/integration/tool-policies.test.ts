@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLABLE, startTestGateway, type TestGateway } from "../support/gateway.js";
+import { CONTROLLABLE, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 
 let gw: TestGateway;
@@ -85,10 +85,26 @@ describe("group and member policies", () => {
     expect(await call("team", "sleep", { ms: 1 })).toMatchObject({ error_type: "ToolAccessDeniedError" });
   });
 
-  it("apply a member's policy only to calls routed to that member", async () => {
-    const first = await call("team", "env", { name: "MEMBER" });
-    const second = await call("team", "env", { name: "MEMBER" });
-    const outcomes = [first, second].map((r) => (r.success ? r.result.content[0].text : r.error_type));
-    expect(outcomes.sort()).toEqual(["ToolAccessDeniedError", "m2"]);
+  it("route a call only to members whose policy allows the tool, and in turn otherwise", async () => {
+    const served = async (tool: string, args: Record<string, unknown>) => {
+      const outcomes: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await call("team", tool, args);
+        outcomes.push(r.success ? r.result.content[0].text : r.error_type);
+      }
+      return outcomes;
+    };
+    // m1's own policy denies env: every call goes to m2, none is refused by the rotation's turn.
+    expect(await served("env", { name: "MEMBER" })).toEqual(["m2", "m2", "m2", "m2"]);
+    // echo is allowed on both: they take turns.
+    expect((await served("echo", { message: "hi" })).every((text) => text === "hi")).toBe(true);
+    // Which member served each echo: the audit records (written in batches) name it.
+    const echoesThroughTeam = async () =>
+      (await gw.gateway.services.repositories.audit.query({ action: "tool_invocation", limit: 1000 })).filter(
+        (r) => r.target === "team" && r.details["mcp.tool.name"] === "echo",
+      );
+    await waitFor(async () => (await echoesThroughTeam()).length >= 4);
+    const backends = (await echoesThroughTeam()).map((r) => r.details["hangar.route.backend"]);
+    expect(backends.sort()).toEqual(["m1", "m1", "m2", "m2"]);
   });
 });

@@ -134,11 +134,15 @@ export class GroupService {
     return this.require(id).snapshot.members.map((member) => member.id);
   }
 
-  /** The member a call goes to, or the refusal: CircuitBreakerOpen, or no member available. */
-  route(id: string, tenant: string | null): ManagedServer {
+  /**
+   * The member a call goes to (among the `eligible` ones when any is), or the refusal:
+   * CircuitBreakerOpen, or no member available.
+   */
+  route(id: string, tenant: string | null, eligible?: (memberId: string) => boolean): ManagedServer {
     const group = this.require(id);
     const result = pick(group.snapshot, {
       ...(tenant !== null && { tenant }),
+      ...(eligible && { eligible }),
       random: this.deps.random,
       memberStates: this.statusesOf(group.snapshot),
       inFlight: new Map(

@@ -110,7 +110,15 @@ async function route(
     options.onRouted?.(server.id);
     return invoker.call(server, tool, args, call);
   }
-  const member = groups.route(target, ctx.principal.tenant_id);
+  // Only members whose policies allow the tool are picked, when any is: members of one group may
+  // carry different policies of their own (or, on the front door, belong to different groups).
+  const tenant = ctx.principal.tenant_id;
+  const member = groups.route(
+    target,
+    tenant,
+    (id) =>
+      combinedVerdict(memberPolicies(services, id, target, options.everyGroup, tenant), tool) !== "deny",
+  );
   await admit(
     services,
     { ctx, target, group: target, server: member, tool, args, callId: options.callId },

@@ -33,6 +33,11 @@ export interface PickContext {
   readonly memberStates: MemberStatuses;
   /** Calls in flight per member (absent reads 0); used by `least_connections` only. */
   readonly inFlight?: ReadonlyMap<string, number>;
+  /**
+   * The members the call may reach (their policies allow the tool); absent: all. When none of the
+   * pickable members may, all stay candidates, so the call meets its refusal where it lands.
+   */
+  readonly eligible?: (memberId: string) => boolean;
 }
 
 /** How the member was chosen: the strategy, the canary split, or a tenant pin. */
@@ -52,8 +57,11 @@ export type PickResult =
  */
 export function pick(snapshot: GroupSnapshot, ctx: PickContext): PickResult {
   if (snapshot.circuit.open) return { refused: "circuit_open", snapshot };
-  const pickable = pickableMembers(snapshot.members, ctx.memberStates);
-  if (pickable.length === 0) return { refused: "no_members", snapshot };
+  const serviceable = pickableMembers(snapshot.members, ctx.memberStates);
+  if (serviceable.length === 0) return { refused: "no_members", snapshot };
+  const { eligible } = ctx;
+  const allowed = eligible ? serviceable.filter((m) => eligible(m.id)) : serviceable;
+  const pickable = allowed.length > 0 ? allowed : serviceable;
 
   const route = routeTenant(snapshot.settings.canary, ctx.tenant);
   if (route.kind !== "stable" && pickable.some((m) => m.id === route.member_id)) {

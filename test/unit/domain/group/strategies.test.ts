@@ -175,6 +175,24 @@ describe("priority", () => {
   });
 });
 
+describe("members the call may reach", () => {
+  it("picks only eligible members, in the strategy's order among them", () => {
+    const g = group([{ id: "a" }, { id: "b" }, { id: "c" }], { strategy: "round_robin" });
+    expect(picks(g, 4, { eligible: (id) => id !== "b" })).toEqual(["a", "c", "a", "c"]);
+  });
+
+  it("keeps every pickable member when none is eligible, so the call meets its refusal", () => {
+    const g = group([{ id: "a" }, { id: "b" }], { strategy: "round_robin" });
+    expect(picks(g, 2, { eligible: () => false })).toEqual(["a", "b"]);
+  });
+
+  it("never picks a member out of the pickable set, eligible or not", () => {
+    const g = group([{ id: "a" }, { id: "b" }, { id: "c" }], { strategy: "round_robin" });
+    const memberStates = states({ a: "ready", b: "dead", c: "ready" });
+    expect(picks(g, 3, { memberStates, eligible: (id) => id !== "c" })).toEqual(["a", "a", "a"]);
+  });
+});
+
 describe("strategy resolution", () => {
   it("falls back to round_robin with a warning for an unknown strategy", () => {
     const resolved = resolveStrategy("fastest");
