@@ -423,7 +423,7 @@ describe("system and probes", () => {
 
   it("says the caller is not authenticated when auth is off", async () => {
     const res = await inject("GET", "/api/system/me");
-    expect(res.json()).toEqual({ authenticated: false, principal: null });
+    expect(res.json()).toEqual({ authenticated: false, principal: { id: "anonymous", type: "anonymous" } });
   });
 
   it("is live and ready even with every server cold", async () => {
