@@ -146,6 +146,24 @@ describe("registering, updating and deleting", () => {
     });
   });
 
+  it("counts a null or empty required field as absent: 400 missing_fields, nothing registered", async () => {
+    for (const id of [null, ""]) {
+      const res = await inject("POST", "/api/mcp_servers/", {
+        mcp_server_id: id,
+        mode: "subprocess",
+        command: null,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        error: "missing_fields",
+        detail: "required field(s) absent: mcp_server_id, command",
+      });
+    }
+    expect(
+      (await inject("GET", "/api/mcp_servers/")).json().mcp_servers.map((s: { id: string }) => s.id),
+    ).not.toContain("");
+  });
+
   it("answers 400 missing_fields when the mode's own field is absent", async () => {
     const res = await inject("POST", "/api/mcp_servers/", { mcp_server_id: "y", mode: "subprocess" });
     expect(res.statusCode).toBe(400);

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { RequestRejected, validationError } from "../../domain/errors.js";
+import { validationError } from "../../domain/errors.js";
 import { SERVER_DEFAULTS, type ServerMode, type ServerSpec } from "../../domain/server/server-spec.js";
 import { defineOperation } from "../operation.js";
 import { zodValidation } from "../validation.js";
+import { missingFields, refuseMissing } from "./missing-fields.js";
 
 /** Modes a REST registration may use; groups come from the configuration file or `/groups`. */
 const REGISTRABLE_MODES = ["subprocess", "docker", "remote"] as const;
@@ -46,13 +47,10 @@ export const registerServer = defineOperation({
   // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
   input: z.record(z.string(), z.unknown()),
   async run({ fleet, endpointGuard, repositories, clock }, body) {
-    const missing = ["mcp_server_id", "mode"].filter((k) => !Object.hasOwn(body, k));
     const mode = body.mode as ServerMode | undefined;
-    const needed = mode && Object.hasOwn(REQUIRED_BY_MODE, mode) ? REQUIRED_BY_MODE[mode] : undefined;
-    if (needed && !Object.hasOwn(body, needed)) missing.push(needed);
-    if (missing.length > 0) {
-      throw new RequestRejected(400, "missing_fields", `required field(s) absent: ${missing.join(", ")}`);
-    }
+    const needed =
+      typeof mode === "string" && Object.hasOwn(REQUIRED_BY_MODE, mode) ? REQUIRED_BY_MODE[mode] : undefined;
+    refuseMissing(missingFields(body, ["mcp_server_id", "mode", ...(needed ? [needed] : [])]));
     const parsed = registration.safeParse(body);
     if (!parsed.success) throw zodValidation(parsed.error);
     const reg = parsed.data;

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { RequestRejected } from "../../../domain/errors.js";
 import { discoveryMode } from "../../discovery/discovery-service.js";
 import { defineOperation } from "../../operation.js";
 import { zodValidation } from "../../validation.js";
+import { missingFields, refuseMissing } from "../missing-fields.js";
 import { requireDiscovery } from "./discovery-access.js";
 
 /** `gateway_sources` and `GET /discovery/sources`: configured sources with their health. */
@@ -35,10 +35,7 @@ export const registerDiscoverySource = defineOperation({
   // Checked field by field so that absent fields answer 400 `missing_fields` and a bad mode 400 `invalid_mode`.
   input: z.record(z.string(), z.unknown()),
   async run(services, body) {
-    const missing = ["source_type", "mode"].filter((key) => !Object.hasOwn(body, key));
-    if (missing.length > 0) {
-      throw new RequestRejected(400, "missing_fields", `required field(s) absent: ${missing.join(", ")}`);
-    }
+    refuseMissing(missingFields(body, ["source_type", "mode"]));
     // The mode rule answers first: spec 1 gives a bad mode 400 `invalid_mode`, whatever else is wrong.
     discoveryMode(body.mode);
     const rest = z.object({ enabled: z.boolean().default(true), config: config.default({}) }).safeParse(body);

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { RequestRejected } from "../../../domain/errors.js";
 import { defineOperation } from "../../operation.js";
 import { zodValidation } from "../../validation.js";
+import { missingFields, refuseMissing } from "../missing-fields.js";
 
 const body = z.object({
   member_id: z.string().min(1),
@@ -17,9 +17,7 @@ export const addGroupMember = defineOperation({
   input: z.object({ group: z.string().min(1), body: z.record(z.string(), z.unknown()) }),
   async run({ groups, fleet, repositories, clock }, input) {
     groups.require(input.group);
-    if (!Object.hasOwn(input.body, "member_id")) {
-      throw new RequestRejected(400, "missing_fields", "required field(s) absent: member_id");
-    }
+    refuseMissing(missingFields(input.body, ["member_id"]));
     const parsed = body.safeParse(input.body);
     if (!parsed.success) throw zodValidation(parsed.error);
     const member = parsed.data;

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { RequestRejected, validationError } from "../../../domain/errors.js";
+import { validationError } from "../../../domain/errors.js";
 import { defineOperation } from "../../operation.js";
 import { zodValidation } from "../../validation.js";
+import { missingFields, refuseMissing } from "../missing-fields.js";
 
 const body = z.object({
   group_id: z
@@ -21,9 +22,7 @@ export const createGroup = defineOperation({
   permissions: ["group:create"],
   input: z.record(z.string(), z.unknown()),
   async run({ groups, fleet, repositories, clock }, raw) {
-    if (!Object.hasOwn(raw, "group_id")) {
-      throw new RequestRejected(400, "missing_fields", "required field(s) absent: group_id");
-    }
+    refuseMissing(missingFields(raw, ["group_id"]));
     const parsed = body.safeParse(raw);
     if (!parsed.success) throw zodValidation(parsed.error);
     const input = parsed.data;
