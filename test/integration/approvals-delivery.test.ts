@@ -129,6 +129,7 @@ await describeRedis("approval delivery through BullMQ, and signed callbacks", ()
       channel,
       requested_at: now,
       expires_at: now + 60,
+      call_deadline_at: null,
       requested_by: "cal",
       tenant_id: null,
       decided_by: null,

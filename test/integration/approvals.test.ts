@@ -71,6 +71,7 @@ async function orphan(id: string): Promise<void> {
     channel: "event_stream",
     requested_at: now - 61,
     expires_at: now - 1,
+    call_deadline_at: null,
     requested_by: "cal",
     tenant_id: "t1",
     decided_by: null,
@@ -217,13 +218,39 @@ describe("a call of a tool on an approval list", () => {
 });
 
 describe("the batch-deadline race", () => {
+  it("ends a held call at its own timeout with the approval still pending; an approve then cancels it", async () => {
+    const started = Date.now();
+    const { json } = await callJson(caller, "gateway_call", {
+      calls: [{ mcp_server: "held", tool: "echo", arguments: { message: "in time?" } }],
+      timeout: 1,
+    });
+    const [result] = json.results;
+    expect(result).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });
+    expect(result.error).toContain("timeout passed before a decision");
+    // One second, not the hold's 60.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const approval = await nextPending("held");
+    expect(approval.state).toBe("pending");
+    expect(await resolve("ann", approval.approval_id as string, { decision: "approve" })).toEqual({
+      status: 409,
+      body: { error: "Approval expired", state: "cancelled" },
+    });
+    expect(
+      events.find((e) => e.type === "ToolApprovalCancelled" && e.approval_id === approval.approval_id),
+    ).toMatchObject({
+      attempted_by: "ann",
+    });
+  });
+
   it("cancels an approve that comes after the held call's deadline: 409, and an event naming the approver", async () => {
     await orphan("late-approve");
     expect(await resolve("ann", "late-approve", { decision: "approve" })).toEqual({
       status: 409,
       body: { error: "Approval expired", state: "cancelled" },
     });
-    expect(events.find((e) => e.type === "ToolApprovalCancelled")).toMatchObject({
+    expect(
+      events.find((e) => e.type === "ToolApprovalCancelled" && e.approval_id === "late-approve"),
+    ).toMatchObject({
       approval_id: "late-approve",
       attempted_by: "ann",
       tenant_id: "t1",

@@ -1,4 +1,9 @@
-import { type ApprovalTrigger, approvalEvent, approvalStep } from "../../domain/approval/approval-machine.js";
+import {
+  type ApprovalTrigger,
+  approvalEvent,
+  approvalStep,
+  waitEnd,
+} from "../../domain/approval/approval-machine.js";
 import { redactArguments } from "../../domain/approval/redact.js";
 import { GatewayError } from "../../domain/errors.js";
 import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
@@ -67,6 +72,7 @@ type RefusalReason =
   | "approval_cancelled"
   | "approval_undeliverable"
   | "approval_arguments_changed"
+  | "approval_call_timeout"
   | "approval_unavailable";
 
 /** A waiting call's wake-up: a timer, a decision seen on this replica, the caller going away. */
@@ -112,6 +118,8 @@ class Waiter {
 export class ApprovalGate implements ApprovalService {
   readonly callbacks: CallbackVerifier | null;
   private readonly waiters = new Map<string, Waiter>();
+  /** Expiries of approvals whose held call stopped waiting at its own deadline. */
+  private readonly expiries = new Set<ReturnType<typeof setTimeout>>();
   private readonly holding = new Set<Promise<unknown>>();
   private readonly unsubscribe: () => void;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
@@ -169,6 +177,9 @@ export class ApprovalGate implements ApprovalService {
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+    // Approvals left pending past their call's deadline are expired by the sweep of any replica.
+    for (const timer of this.expiries) clearTimeout(timer);
+    this.expiries.clear();
     for (const waiter of this.waiters.values()) waiter.wake();
     await Promise.allSettled([...this.holding]);
     this.unsubscribe();
@@ -203,6 +214,8 @@ export class ApprovalGate implements ApprovalService {
       throw refusal(call, "approval_unavailable", "its arguments cannot be represented as JSON");
     }
     const requestedAt = clock.now() / 1000;
+    const expiresAt = requestedAt + timeoutSeconds;
+    const callDeadline = call.deadline === undefined ? null : call.deadline / 1000;
     const approval: ApprovalRecord = {
       approval_id: ids.uuid(),
       mcp_server_id: call.server.id,
@@ -212,7 +225,8 @@ export class ApprovalGate implements ApprovalService {
       state: "pending",
       channel,
       requested_at: requestedAt,
-      expires_at: requestedAt + timeoutSeconds,
+      expires_at: expiresAt,
+      call_deadline_at: callDeadline !== null && callDeadline < expiresAt ? callDeadline : null,
       requested_by: call.ctx.principal.id,
       tenant_id: call.ctx.principal.tenant_id,
       decided_by: null,
@@ -350,6 +364,7 @@ export class ApprovalGate implements ApprovalService {
       let trigger: ApprovalTrigger | null = null;
       let why: string | null = null;
       if (now >= approval.expires_at) trigger = "timeout";
+      else if (now >= waitEnd(approval)) throw this.stopWaiting(approval, call);
       else if (signal?.aborted) [trigger, why] = ["abandon", "the held call was cancelled before a decision"];
       else if (this.closed) [trigger, why] = ["abandon", "the gateway shut down before a decision"];
       if (trigger) {
@@ -360,9 +375,36 @@ export class ApprovalGate implements ApprovalService {
         }
         return settled;
       }
-      const untilDeadlineMs = Math.ceil((approval.expires_at - now) * 1000);
+      const untilDeadlineMs = Math.ceil((waitEnd(approval) - now) * 1000);
       await waiter.sleep(Math.min(this.settings.pollIntervalMs, untilDeadlineMs), signal);
     }
+  }
+
+  /**
+   * The held call's own deadline came before the approval's: the call stops waiting and is refused
+   * (`approval_call_timeout`, not retried), while the approval stays pending (an approve now cancels
+   * it, a deny is recorded) until `expires_at`, when this replica expires it (the sweep of any
+   * replica does, should this one be gone by then).
+   */
+  private stopWaiting(approval: ApprovalRecord, call: GatedCall): GatewayError {
+    const untilExpiryMs = Math.max(0, Math.ceil(approval.expires_at * 1000 - this.deps.clock.now()));
+    const timer = setTimeout(() => {
+      this.expiries.delete(timer);
+      void this.settle(approval, "timeout", null).catch((error) => {
+        this.deps.logger.warn(
+          { approval_id: approval.approval_id, err: String(error) },
+          "approval not expired; the sweep expires it later",
+        );
+      });
+    }, untilExpiryMs);
+    timer.unref();
+    this.expiries.add(timer);
+    return refusal(
+      call,
+      "approval_call_timeout",
+      "the call's timeout passed before a decision (the approval stays pending until it expires)",
+      approval,
+    );
   }
 
   /**

@@ -16,6 +16,12 @@ export interface ApprovalRecord {
   readonly channel: string;
   readonly requested_at: number;
   readonly expires_at: number;
+  /**
+   * When the held call stops waiting (its batch deadline: the call's own timeout), if before
+   * `expires_at`; null when it waits until `expires_at`. An approve from then on cancels the
+   * approval (REST 409), while the approval itself stays pending until `expires_at`.
+   */
+  readonly call_deadline_at: number | null;
   readonly requested_by: string;
   readonly tenant_id: string | null;
   readonly decided_by: string | null;

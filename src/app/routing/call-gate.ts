@@ -13,6 +13,11 @@ export interface GatedCall {
   readonly tool: string;
   readonly args: Record<string, unknown>;
   readonly callId: string;
+  /**
+   * When the caller's call times out (epoch milliseconds): a gate that waits (an approval hold)
+   * stops waiting then. Absent: no deadline beyond the gate's own.
+   */
+  readonly deadline?: number;
 }
 
 /**

@@ -103,9 +103,15 @@ async function route(
     extraParams: options.extraParams,
     traceContext: span.traceContext,
   };
+  // The caller's deadline: an approval hold stops waiting then (spec 1 "Approval": the batch deadline).
+  const deadline = services.clock.now() + options.timeoutMs;
   if (!groups.has(target)) {
     const server = fleet.require(target);
-    await admit(services, { ctx, target, group: null, server, tool, args, callId: options.callId }, options);
+    await admit(
+      services,
+      { ctx, target, group: null, server, tool, args, callId: options.callId, deadline },
+      options,
+    );
     span.routed(server.id);
     options.onRouted?.(server.id);
     return invoker.call(server, tool, args, call);
@@ -121,7 +127,7 @@ async function route(
   );
   await admit(
     services,
-    { ctx, target, group: target, server: member, tool, args, callId: options.callId },
+    { ctx, target, group: target, server: member, tool, args, callId: options.callId, deadline },
     options,
   );
   span.routed(member.id);

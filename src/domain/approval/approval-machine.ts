@@ -14,7 +14,9 @@ export const APPROVAL_STATES: readonly ApprovalState[] = [
 /**
  * What can happen to an approval.
  * - `approve`, `deny`: an approver's decision (REST or a signed chat callback).
- * - `timeout`: the hold's deadline (`expires_at`) was reached without a decision.
+ * - `timeout`: the hold's deadline (`expires_at`) was reached without a decision. The held call's
+ *   own deadline (`call_deadline_at`, when earlier) changes no state: the call stops waiting, and
+ *   the approval stays pending until `expires_at`; an approve from then on cancels it.
  * - `abandon`: the held call stopped waiting before its deadline (the caller went away, or the
  *   replica holding it shut down); the deadline of the hold is the moment the call stopped.
  * - `undeliverable`: with `approvals.delivery.required`, the request could not be delivered on its
@@ -22,7 +24,11 @@ export const APPROVAL_STATES: readonly ApprovalState[] = [
  */
 export type ApprovalTrigger = "approve" | "deny" | "timeout" | "abandon" | "undeliverable";
 
-/** When a row applies, relative to the approval's deadline `expires_at`. */
+/**
+ * When a row applies, relative to the deadline of the row's trigger: for `approve`, the moment the
+ * held call stops waiting (`call_deadline_at` when earlier than `expires_at`); for the others,
+ * `expires_at`.
+ */
 type Timing = "before_deadline" | "at_or_after_deadline" | "any";
 
 type ApprovalEventType =
@@ -39,10 +45,10 @@ interface Row {
 }
 
 /**
- * Spec 1 §3 "Approval", from `pending` (every other state is final). An approval at the deadline
- * itself counts as late: the deadline is the first instant at which the held call no longer waits,
- * so an approve then is the batch-deadline race (cancelled, REST 409), and the hold expires then.
- * A denial is recorded whenever it comes while the approval is still pending.
+ * Spec 1 §3 "Approval", from `pending` (every other state is final). An approve at or after the
+ * moment the held call stops waiting (its batch deadline, or `expires_at`) cancels the approval
+ * (REST 409): nobody waits to run it any more. The hold expires at `expires_at`. A denial is
+ * recorded whenever it comes while the approval is still pending.
  */
 export const APPROVAL_TRANSITIONS: readonly Row[] = [
   { trigger: "approve", timing: "before_deadline", to: "approved", event: "ToolApprovalGranted" },
@@ -61,6 +67,14 @@ export interface ApprovalFacts {
   readonly tenant_id: string | null;
   readonly state: ApprovalState;
   readonly expires_at: number;
+  /** When the held call stops waiting, if before `expires_at` (epoch seconds); null: `expires_at`. */
+  readonly call_deadline_at?: number | null;
+}
+
+/** The first instant at which the held call no longer waits for this approval. */
+export function waitEnd(approval: Pick<ApprovalFacts, "expires_at" | "call_deadline_at">): number {
+  const callDeadline = approval.call_deadline_at;
+  return callDeadline != null && callDeadline < approval.expires_at ? callDeadline : approval.expires_at;
 }
 
 export type ApprovalStep =
@@ -75,7 +89,7 @@ export type ApprovalStep =
 export function approvalStep(approval: ApprovalFacts, trigger: ApprovalTrigger, at: number): ApprovalStep {
   if (approval.state === "expired") return { ok: false, refusal: "expired" };
   if (approval.state !== "pending") return { ok: false, refusal: "resolved" };
-  const late = at >= approval.expires_at;
+  const late = at >= (trigger === "approve" ? waitEnd(approval) : approval.expires_at);
   const row = APPROVAL_TRANSITIONS.find(
     (r) => r.trigger === trigger && (r.timing === "any" || (r.timing === "at_or_after_deadline") === late),
   );

@@ -13,6 +13,7 @@ const approval = (approval_id: string, extra: Partial<ApprovalRecord> = {}): App
   channel: "rest",
   requested_at: 1_000,
   expires_at: 1_300,
+  call_deadline_at: null,
   requested_by: "alice",
   tenant_id: null,
   decided_by: null,

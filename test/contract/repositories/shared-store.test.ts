@@ -179,6 +179,7 @@ await describePostgres("PostgreSQL repositories shared by two replicas", () => {
           channel: "rest",
           requested_at: 1,
           expires_at: 1e12,
+          call_deadline_at: null,
           requested_by: "alice",
           tenant_id: null,
           decided_by: null,

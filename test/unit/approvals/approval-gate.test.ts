@@ -194,6 +194,68 @@ describe("the approval gate", () => {
     }
   });
 
+  it("stops waiting at the call's own deadline, leaving the approval pending: an approve then cancels it (409)", async () => {
+    const repository = new MemoryApprovalRepository();
+    const clock = new TestClock();
+    const { gate, events, decide } = replica(repository, clock);
+    gates.push(gate);
+    // The call times out 5 s after it started; the hold (60 s) would last longer.
+    const call = { ...gatedCall({ path: "/x" }), deadline: clock.ms + 5_000 };
+    const held = refusalOf(gate.hold(call, { source: "approval_list" }));
+    const approval = await pending(repository);
+    expect(approval.call_deadline_at).toBe(call.deadline / 1000);
+    clock.ms = call.deadline;
+    expect(await held).toEqual({ type: "ToolAccessDeniedError", reason: "approval_call_timeout" });
+    expect((await repository.get(approval.approval_id))?.state).toBe("pending");
+    const late = await decide(approval.approval_id, "approve").catch((error: ApprovalRefusal) => error);
+    expect((late as ApprovalRefusal).status).toBe(409);
+    expect((late as ApprovalRefusal).body).toEqual({ error: "Approval expired", state: "cancelled" });
+    expect(events.at(-1)).toMatchObject({ type: "ToolApprovalCancelled", attempted_by: "ann" });
+  });
+
+  it("still records a denial after the call's deadline, and expires an unanswered one at expires_at", async () => {
+    const repository = new MemoryApprovalRepository();
+    const clock = new TestClock();
+    const { gate, decide } = replica(repository, clock, { policyTimeout: 1 });
+    gates.push(gate);
+    const first = refusalOf(
+      gate.hold({ ...gatedCall({ n: 1 }), deadline: clock.ms + 100 }, { source: "approval_list" }),
+    );
+    const denied = await pending(repository);
+    clock.ms += 100;
+    expect(await first).toMatchObject({ reason: "approval_call_timeout" });
+    expect(await decide(denied.approval_id, "deny")).toEqual({
+      approval_id: denied.approval_id,
+      state: "denied",
+    });
+
+    const second = refusalOf(
+      gate.hold({ ...gatedCall({ n: 2 }), deadline: clock.ms + 100 }, { source: "approval_list" }),
+    );
+    const unanswered = await pending(repository);
+    clock.ms += 100;
+    expect(await second).toMatchObject({ reason: "approval_call_timeout" });
+    // expires_at is 1 s after the request: the gate's timer expires it then (real time passes too).
+    clock.ms = unanswered.expires_at * 1000;
+    for (let i = 0; i < 200 && (await repository.get(unanswered.approval_id))?.state === "pending"; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await repository.get(unanswered.approval_id))?.state).toBe("expired");
+  });
+
+  it("waits for the approval alone when the call's deadline comes after its expiry", async () => {
+    const repository = new MemoryApprovalRepository();
+    const clock = new TestClock();
+    const { gate } = replica(repository, clock);
+    gates.push(gate);
+    const held = refusalOf(
+      gate.hold({ ...gatedCall({ path: "/x" }), deadline: clock.ms + 600_000 }, { source: "approval_list" }),
+    );
+    const approval = await pending(repository);
+    expect(approval.call_deadline_at).toBeNull();
+    clock.ms = approval.expires_at * 1000;
+    expect(await held).toEqual({ type: "ToolAccessDeniedError", reason: "approval_expired" });
+  });
+
   it("runs an approved call only with the arguments that were approved", async () => {
     const repository = new MemoryApprovalRepository();
     const { gate, decide } = replica(repository, new TestClock());
@@ -334,6 +396,7 @@ describe("the approval gate", () => {
       channel: "event_stream",
       requested_at: clock.ms / 1000 - 100,
       expires_at: clock.ms / 1000 - 5,
+      call_deadline_at: null,
       requested_by: "cal",
       tenant_id: null,
       decided_by: null,

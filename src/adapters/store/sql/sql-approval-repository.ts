@@ -34,6 +34,7 @@ export class SqlApprovalRepository implements ApprovalRepository {
         channel: approval.channel,
         requested_at: approval.requested_at,
         expires_at: approval.expires_at,
+        call_deadline_at: approval.call_deadline_at,
         requested_by: approval.requested_by,
         tenant_id: approval.tenant_id,
         decided_by: approval.decided_by,

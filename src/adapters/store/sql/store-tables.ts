@@ -47,6 +47,7 @@ export interface StoreTables {
     channel: string;
     requested_at: number;
     expires_at: number;
+    call_deadline_at: number | null;
     requested_by: string;
     tenant_id: string | null;
     decided_by: string | null;

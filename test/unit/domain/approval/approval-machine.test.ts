@@ -7,6 +7,7 @@ import {
   type ApprovalTrigger,
   approvalEvent,
   approvalStep,
+  waitEnd,
 } from "../../../../src/domain/approval/approval-machine.js";
 
 const approval = (state: ApprovalState = "pending", expires_at = 1_300): ApprovalFacts => ({
@@ -73,6 +74,20 @@ describe("the approval state machine (spec 1 §3)", () => {
     ],
   ] as const)("%s", (_name, trigger, at, expected) => {
     expect(approvalStep(approval(), trigger, at)).toEqual(expected);
+  });
+
+  it("cancels an approve once the held call's own deadline passed, while the hold expires only at expires_at", () => {
+    const held = { ...approval(), call_deadline_at: 1_060 };
+    expect(approvalStep(held, "approve", 1_059.999)).toMatchObject({ ok: true, to: "approved" });
+    expect(approvalStep(held, "approve", 1_060)).toMatchObject({ ok: true, to: "cancelled" });
+    expect(approvalStep(held, "approve", 1_200)).toMatchObject({ ok: true, to: "cancelled" });
+    expect(approvalStep(held, "deny", 1_200)).toMatchObject({ ok: true, to: "denied" });
+    expect(approvalStep(held, "timeout", 1_200)).toEqual({ ok: false, refusal: "not_due" });
+    expect(approvalStep(held, "timeout", 1_300)).toMatchObject({ ok: true, to: "expired" });
+    expect(waitEnd(held)).toBe(1_060);
+    // A call deadline at or after expires_at changes nothing: the hold's own deadline comes first.
+    expect(waitEnd({ ...approval(), call_deadline_at: 1_400 })).toBe(1_300);
+    expect(waitEnd({ ...approval(), call_deadline_at: null })).toBe(1_300);
   });
 
   it("answers an expired approval as expired and any other decided one as resolved", () => {
