@@ -220,6 +220,9 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
   it("reports an unknown server as a failed run, not a refusal", async () => {
     const result = await callJson(client, "gateway_start", { mcp_server: "ghost" });
     expect(result.isError).toBe(false);
+    // Written out, as spec 2's shape 1 says it: `isError: false`.
+    const raw = await client.callTool({ name: "gateway_start", arguments: { mcp_server: "ghost" } });
+    expect(raw.isError).toStrictEqual(false);
     expect(result.json).toEqual({
       error: "unknown_mcp_server: ghost",
       error_type: "ValueError",

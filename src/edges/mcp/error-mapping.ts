@@ -38,8 +38,9 @@ export function toolFailure(tool: string, error: unknown): ToolResultPayload {
   return ranAndFailed(INTERNAL_ERROR_MESSAGE, "InternalServerError");
 }
 
+/** Shape 1 says `isError: false` in so many words: written out, not left to the absent default. */
 function ranAndFailed(message: string, type: string, details: Record<string, unknown> | null = null) {
-  return toolSuccess({ error: message, error_type: type, details: details ?? {} });
+  return { ...toolSuccess({ error: message, error_type: type, details: details ?? {} }), isError: false };
 }
 
 function refused(tool: string, reason: string): ToolResultPayload {
