@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { CLI, runCli, serveHttp, writeTempConfig } from "../support/cli.js";
-import { fleetYaml, waitFor } from "../support/gateway.js";
+import { ARITHMETIC, fleetYaml, waitFor } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 import { descendants, isAlive } from "../support/processes.js";
 
@@ -38,6 +38,26 @@ describe("airlock serve shutdown", () => {
     gateway.child.kill("SIGINT");
     expect(await gateway.exited).toBe(0);
     await waitFor(() => children.every((pid) => !isAlive(pid)), 5_000);
+  });
+
+  it("does not wait on a front-door client's idle GET stream: SIGTERM ends it and exits 0", async () => {
+    const yaml = `tool_access: {mode: front_door}\nmcp_servers:\n  math:\n    command: [node, ${JSON.stringify(ARITHMETIC)}]\n`;
+    const gateway = await serveHttp(writeTempConfig(yaml));
+    const client = await connectHttp(gateway.baseUrl);
+    try {
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      // The SDK client opens its GET stream for server-initiated messages after initializing.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gateway.child.kill("SIGTERM");
+      const outcome = await Promise.race([
+        gateway.exited,
+        new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000)),
+      ]);
+      expect(outcome).toBe(0);
+    } finally {
+      await client.close().catch(() => undefined);
+      gateway.child.kill("SIGKILL");
+    }
   });
 
   it("handles a SIGTERM that arrives before it listens", async () => {

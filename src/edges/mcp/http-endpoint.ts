@@ -107,6 +107,12 @@ export class McpHttpEndpoint {
   }
 
   mount(app: FastifyInstance, path = "/mcp"): void {
+    // A graceful close waits for requests in flight; the sessions' GET streams would hold it for as
+    // long as their clients stay (an hour at most): they end as the close begins.
+    app.addHook("preClose", (done) => {
+      for (const session of this.sessions.values()) session.transport.endServerStream();
+      done();
+    });
     // DNS-rebinding protection comes first, for every method (spec: a foreign Host or Origin is 403).
     const onRequest: onRequestHookHandler = (request, reply, done) => {
       const refusal = this.foreign(request);

@@ -109,9 +109,17 @@ export class SessionTransport implements Transport {
     const open = new Set(this.exchanges.values());
     this.exchanges.clear();
     for (const exchange of open) exchange.abort?.();
+    this.endServerStream();
+    this.onclose?.();
+  }
+
+  /**
+   * Ends the GET stream of server-initiated messages, if one is open: a shutdown waits for requests
+   * in flight, and an idle stream is none (its client may open another on a new server).
+   */
+  endServerStream(): void {
     this.standalone?.end();
     this.standalone = undefined;
-    this.onclose?.();
   }
 
   private async handlePost(request: McpHttpRequest, res: ServerResponse): Promise<void> {
