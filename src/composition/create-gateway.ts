@@ -14,6 +14,7 @@ import { AuditRecorder } from "../app/audit-recorder.js";
 import { Authorizer } from "../app/auth/authorizer.js";
 import { CachedApiKeyRepository } from "../app/auth/cached-api-keys.js";
 import { OPERATIONS_BY_NAME } from "../app/catalog.js";
+import { redactUrl } from "../app/config-state/redact-secrets.js";
 import type { Principal } from "../app/context.js";
 import type { DiscoverySourceFactory } from "../app/discovery/discovery-deps.js";
 import { EgressPolicies } from "../app/egress/egress-policies.js";
@@ -230,9 +231,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   for (const [id, entry] of declaredServers) {
     const spec = specFromEntry(id, entry, options.configDir);
     if (spec.endpoint) {
-      // Spec 2 §2: a declared endpoint is trusted; say so once, so operators know the guard skips it.
-      logger.info(
-        { mcp_server_id: id, endpoint: spec.endpoint },
+      // Spec 2 §2: a declared endpoint is trusted; say so once, so operators know the guard skips it
+      // (a warning: it must show at the usual levels), without the URL's secrets.
+      logger.warn(
+        { mcp_server_id: id, endpoint: redactUrl(spec.endpoint) },
         "trusted endpoint from configuration: SSRF policy not applied",
       );
     }

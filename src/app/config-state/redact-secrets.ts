@@ -68,7 +68,7 @@ function redactText(value: string): string {
 }
 
 /** The URL without its password and with the values of sensitive query parameters replaced. */
-function redactUrl(text: string): string {
+export function redactUrl(text: string): string {
   let url: URL;
   try {
     url = new URL(text);
