@@ -49,7 +49,7 @@ export async function execute<S extends z.ZodType, O>(
  */
 export async function authorize(
   services: AppServices,
-  operation: Pick<Operation, "permissions" | "tenantAware">,
+  operation: Pick<Operation, "name" | "permissions" | "tenantAware">,
   ctx: RequestContext,
   route?: string,
 ): Promise<RequestContext> {
@@ -66,6 +66,12 @@ export async function authorize(
     tenantAware: operation.tenantAware ?? false,
     route: route ?? null,
   });
+  services.accessEvents?.authorization(
+    ctx.principal,
+    operation.permissions,
+    decision.allowed,
+    route ?? operation.name,
+  );
   if (!decision.allowed) {
     const missing = await firstMissing(services, operation, ctx);
     throw new GatewayError("AccessDeniedError", `${missing} permission required`, { permission: missing });

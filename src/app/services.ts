@@ -1,6 +1,7 @@
 import type { ShareBudget } from "../domain/truncation/shares.js";
 import type { CutStyle } from "../domain/truncation/truncate-result.js";
 import type { ApprovalService } from "./approvals/approval-service.js";
+import type { AccessEvents } from "./auth/access-events.js";
 import type { Authorizer } from "./auth/authorizer.js";
 import type { RequestContext } from "./context.js";
 import type { LeaderCommands } from "./coordination/leader-commands.js";
@@ -84,6 +85,8 @@ export interface AppServices {
   invoker: ToolInvoker;
   /** Role-based authorization (consulted only with authentication on). */
   authorizer: Authorizer;
+  /** Publishes authentication and authorization outcomes; present with authentication on. */
+  accessEvents?: AccessEvents;
   /** Absent: no command-bus rate limit. */
   rateLimiter?: CommandRateLimit;
   /** Checks every upstream tool call passes right before it is sent, in order (`routing/call-gate.ts`). */

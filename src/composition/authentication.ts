@@ -1,3 +1,4 @@
+import type { AccessEvents } from "../app/auth/access-events.js";
 import { Authenticator } from "../app/auth/authenticator.js";
 import type { Authorizer } from "../app/auth/authorizer.js";
 import type { Principal } from "../app/context.js";
@@ -29,6 +30,7 @@ export interface AuthenticationDeps {
   repositories: StoreRepositories;
   authorizer: Authorizer;
   tokens: TokenVerifier | null;
+  accessEvents?: AccessEvents;
   hasher: Hasher;
   clock: Clock;
   logger: Logger;
@@ -48,6 +50,7 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
     apiKeysEnabled: auth.api_key.enabled,
     tokens: deps.tokens,
     allowAnonymous: auth.allow_anonymous,
+    ...(deps.accessEvents && { events: deps.accessEvents }),
     lockout: lockout.enabled
       ? {
           maxAttempts: lockout.max_attempts,

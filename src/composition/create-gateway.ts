@@ -11,6 +11,7 @@ import { SystemClock } from "../adapters/system/system-clock.js";
 import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstream-factory.js";
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import { AuditRecorder } from "../app/audit-recorder.js";
+import { AccessEvents } from "../app/auth/access-events.js";
 import { Authorizer } from "../app/auth/authorizer.js";
 import { CachedApiKeyRepository } from "../app/auth/cached-api-keys.js";
 import { OPERATIONS_BY_NAME } from "../app/catalog.js";
@@ -280,6 +281,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   pinning.watch();
   const headerExposure = createHeaderExposure(config, { groups, logger });
 
+  // Authentication and authorization outcomes as events, when authentication is on (spec 2 §6).
+  const accessEvents = config.auth.enabled ? new AccessEvents({ bus, clock }) : undefined;
   const authorizer = new Authorizer({
     repositories: storage.repositories,
     staticAssignments: config.auth.role_assignments,
@@ -358,6 +361,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     fleet,
     invoker,
     authorizer,
+    ...(accessEvents && { accessEvents }),
     governance,
     callGates: createCallGates({
       governance,
@@ -477,6 +481,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     repositories,
     authorizer,
     tokens: config.auth.enabled ? openTokenVerifier(config.auth.oidc, { clock, logger }) : null,
+    ...(accessEvents && { accessEvents }),
     hasher,
     clock,
     logger,

@@ -9,6 +9,38 @@ import type { DeadReason, ServerState } from "./server/lifecycle.js";
  * `produced_by`) is added by the application when it publishes, since ids and clocks are I/O.
  */
 export type DomainEventPayload =
+  /**
+   * Authentication and authorization outcomes (spec 2 §6). Failures and denials are published
+   * every time; successes and grants at most once per principal (and permissions) per
+   * `OUTCOME_SAMPLE_MS` on each replica (see app/auth/access-events.ts). Never a credential.
+   */
+  | {
+      type: "AuthenticationSucceeded";
+      principal_id: string;
+      auth_method: "api_key" | "jwt";
+      tenant_id: string | null;
+    }
+  | {
+      type: "AuthenticationFailed";
+      auth_method: "api_key" | "jwt" | "none";
+      reason: string;
+      client_address: string;
+    }
+  | {
+      type: "AuthorizationGranted";
+      principal_id: string;
+      permissions: string[];
+      tenant_id: string | null;
+      /** `METHOD /path` or `mcp:<tool>` / the operation asked for. */
+      resource: string;
+    }
+  | {
+      type: "AuthorizationDenied";
+      principal_id: string;
+      permissions: string[];
+      tenant_id: string | null;
+      resource: string;
+    }
   | { type: "McpServerRegistered"; mcp_server_id: string; mode: string; source: string }
   | { type: "McpServerUpdated"; mcp_server_id: string; fields: string[] }
   | { type: "McpServerRemoved"; mcp_server_id: string }

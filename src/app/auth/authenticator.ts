@@ -5,6 +5,7 @@ import type { Clock } from "../ports/clock.js";
 import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
 import type { TokenVerifier } from "../ports/token-verifier.js";
+import type { AccessEvents } from "./access-events.js";
 import { type LockoutSettings, LoginLockout } from "./login-lockout.js";
 
 /** The credentials a request carried; each absent when not sent or empty. */
@@ -49,6 +50,8 @@ export interface AuthenticatorDeps {
   allowAnonymous: boolean;
   /** `auth.rate_limit`, or null when disabled. */
   lockout: LockoutSettings | null;
+  /** Told every outcome (failures always, successes sampled); absent: none published. */
+  events?: AccessEvents;
 }
 
 /** How often uses of API keys are written as `last_used_at`, batched. */
@@ -86,10 +89,19 @@ export class Authenticator {
    */
   authenticate(credentials: Credentials): MaybePromise<Authentication> {
     const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
+    const events = this.deps.events;
     const locked = this.lockout?.lockedFor(credentials.clientAddress) ?? 0;
-    if (locked > 0) return { ok: false, message: TOO_MANY_ATTEMPTS, method, retryAfterSeconds: locked };
+    if (locked > 0) {
+      events?.authenticationFailed(method, TOO_MANY_ATTEMPTS, credentials.clientAddress);
+      return { ok: false, message: TOO_MANY_ATTEMPTS, method, retryAfterSeconds: locked };
+    }
     return andThen(this.identify(credentials, method), (outcome) => {
-      if (!outcome.ok && method !== "none") this.lockout?.recordFailure(credentials.clientAddress);
+      if (outcome.ok) {
+        if (outcome.authenticated) events?.authenticationSucceeded(outcome.principal);
+        return outcome;
+      }
+      if (method !== "none") this.lockout?.recordFailure(credentials.clientAddress);
+      events?.authenticationFailed(method, outcome.message, credentials.clientAddress);
       return outcome;
     });
   }

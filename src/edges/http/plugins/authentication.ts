@@ -174,17 +174,24 @@ export function registerAuthentication(
         sendAuthenticationFailure(reply, { ok: false, message: NO_CREDENTIALS, method: "none" }, auth),
       );
     }
+    const resource = `${request.method} ${path}`;
     if (requirement.kind === "admin") {
-      return andThen(
-        services.authorizer.isAdmin(caller.principal),
-        (admin) => admin || refuse(deny(reply, "admin role required")),
-      );
+      return andThen(services.authorizer.isAdmin(caller.principal), (admin) => {
+        services.accessEvents?.authorization(caller.principal, ADMIN_ROLE, admin, resource);
+        return admin || refuse(deny(reply, "admin role required"));
+      });
     }
     const decision = services.authorizer.decide(caller.principal, requirement.permissions, {
       tenantAware: rule.tenantAware,
-      route: `${request.method} ${path}`,
+      route: resource,
     });
     return andThen(decision, (decided) => {
+      services.accessEvents?.authorization(
+        caller.principal,
+        requirement.permissions,
+        decided.allowed,
+        resource,
+      );
       if (!decided.allowed) {
         return refuse(deny(reply, `${requirement.permissions.join(" and ")} permission required`));
       }
@@ -193,6 +200,9 @@ export function registerAuthentication(
     });
   };
 }
+
+/** What an admin-only route asks for, as the authorization events name it. */
+const ADMIN_ROLE = ["role:admin"] as const;
 
 /** A request stopped by the refusal just sent. */
 function refuse(_sent: FastifyReply): false {
