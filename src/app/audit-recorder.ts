@@ -10,6 +10,7 @@ export const DENIALS = new Set([
   "ToolDigestMismatchError",
   "TenantQuotaExceeded",
   "AuthorizationDenied",
+  "AccessDeniedError",
   "RateLimitExceeded",
   "EgressPolicyDeniedError",
   "EgressPolicyApprovalRequiredError",

@@ -26,14 +26,20 @@ export async function execute<S extends z.ZodType, O>(
 ): Promise<O> {
   const parsed = operation.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw zodValidation(parsed.error);
-  const authorized = await authorize(services, operation, ctx, options.route);
-  if (!options.rateLimitExempt) {
-    try {
-      services.rateLimiter?.charge(operation, authorized);
-    } catch (error) {
-      countRateLimitRefusal(services.metrics, error);
-      throw error;
+  let authorized: RequestContext;
+  try {
+    authorized = await authorize(services, operation, ctx, options.route);
+    if (!options.rateLimitExempt) {
+      try {
+        services.rateLimiter?.charge(operation, authorized);
+      } catch (error) {
+        countRateLimitRefusal(services.metrics, error);
+        throw error;
+      }
     }
+  } catch (error) {
+    if (error instanceof GatewayError) operation.recordRefusal?.(services, parsed.data, ctx, error);
+    throw error;
   }
   // With coordination, a follower hands a leader-only command to the fleet manager.
   if (operation.leaderOnly && services.leaderCommands) {
@@ -92,4 +98,24 @@ async function firstMissing(
     if (!one.allowed) return permission;
   }
   return operation.permissions[0] ?? "";
+}
+
+/**
+ * Records an operation refused at an edge before `execute` (an egress caller lacking the
+ * permission): the authorization denial, and the refused invocations its input names.
+ */
+export function recordEdgeRefusal(
+  services: AppServices,
+  operation: Operation,
+  rawInput: unknown,
+  ctx: RequestContext,
+  resource: string,
+  message: string,
+): void {
+  services.accessEvents?.authorization(ctx.principal, operation.permissions, false, resource);
+  if (!operation.recordRefusal) return;
+  const parsed = operation.input.safeParse(rawInput ?? {});
+  if (parsed.success) {
+    operation.recordRefusal(services, parsed.data, ctx, new GatewayError("AccessDeniedError", message));
+  }
 }

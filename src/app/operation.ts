@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { GatewayError } from "../domain/errors.js";
 import type { RequestContext } from "./context.js";
 import type { AppServices } from "./services.js";
 
@@ -28,6 +29,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    */
   readonly leaderOnly?: boolean;
   run(services: AppServices, input: z.output<S>, ctx: RequestContext): Promise<O>;
+  /**
+   * Told when the caller is refused before `run` (authorization, rate limit): an operation whose
+   * input names tool calls records them as refused invocations (audit `denied`).
+   */
+  recordRefusal?(services: AppServices, input: z.output<S>, ctx: RequestContext, error: GatewayError): void;
 }
 
 export function defineOperation<S extends z.ZodType, O>(operation: Operation<S, O>): Operation<S, O> {

@@ -1,7 +1,9 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DomainEvent } from "../../src/domain/events.js";
 import { createApiKey } from "../support/api-keys.js";
-import { fleetYaml, startTestGateway, type TestGateway } from "../support/gateway.js";
+import { fleetYaml, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 
 /** Spec 2 §6: authentication and authorization outcomes are domain events (published and stored). */
 let gw: TestGateway;
@@ -72,4 +74,34 @@ it("keeps them in the event store, in the gateway's stream", async () => {
   expect(stored.map((s) => s.event.type)).toEqual(
     expect.arrayContaining(["AuthenticationFailed", "AuthorizationDenied"]),
   );
+});
+
+it("records each call of a batch refused for want of tool:invoke as a denied invocation in the audit trail", async () => {
+  const base = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+  const client = new Client({ name: "access-events-tests", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("/mcp", base), {
+      requestInit: { headers: { "x-api-key": keys.bob as string } },
+    }),
+  );
+  try {
+    const result = await client.callTool({
+      name: "gateway_call",
+      arguments: {
+        calls: [
+          { mcp_server: "math", tool: "add", arguments: { a: 1, b: 2 } },
+          { mcp_server: "ghost", tool: "add", arguments: {} },
+        ],
+      },
+    });
+    expect(result.isError).toBe(true);
+    const denied = async () =>
+      (
+        await gw.gateway.services.repositories.audit.query({ actor: "bob", action: "tool_invocation" })
+      ).filter((r) => r.outcome === "denied");
+    await waitFor(async () => (await denied()).length === 1);
+    expect((await denied())[0]).toMatchObject({ target: "math", details: { "mcp.tool.name": "add" } });
+  } finally {
+    await client.close();
+  }
 });

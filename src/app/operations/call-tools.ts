@@ -98,6 +98,26 @@ export const callTools = defineOperation({
     "optional fail-fast and retries of retryable failures.",
   permissions: ["tool:invoke"],
   input: callToolsInput,
+  /**
+   * A batch refused before it ran (no `tool:invoke`, the caller's rate limit): each of its calls
+   * that names a known server is recorded as a refused invocation (audit `denied`, compliance
+   * `ToolInvocationDenied`), as refusals after admission are. Calls naming a group (no member was
+   * chosen) or nothing known are not. At most the batch's 100.
+   */
+  recordRefusal(services, input, ctx, error) {
+    const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
+    for (const entry of input.calls.slice(0, MAX_CALLS_PER_BATCH)) {
+      const parsed = callSpec.safeParse(entry);
+      const server = parsed.success ? services.fleet.get(parsed.data.mcp_server) : undefined;
+      if (!parsed.success || !server) continue;
+      services.invoker.recordRefusal(
+        server,
+        parsed.data.tool,
+        { callId: services.ids.uuid(), timeoutMs: 0, caller },
+        error,
+      );
+    }
+  },
   async run(services, input, ctx) {
     const began = services.clock.monotonic();
     const batch_id = services.ids.uuid();

@@ -9,7 +9,7 @@ import {
 import { z } from "zod";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
-import { execute } from "../../app/execute.js";
+import { execute, recordEdgeRefusal } from "../../app/execute.js";
 import type { AppServices } from "../../app/services.js";
 import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
 import { checkParamHeaders } from "./param-headers.js";
@@ -91,7 +91,16 @@ export function createManagementServer(
     );
     const ctx = contextOf(extra.signal);
     const refusal = await egressRefusal(callerAccess(services, ctx), exposure);
-    if (refusal !== null) return { content: [{ type: "text", text: refusal }], isError: true };
+    if (refusal !== null) {
+      const args = request.params.arguments ?? {};
+      try {
+        const input = exposure.toInput ? exposure.toInput(args) : args;
+        recordEdgeRefusal(services, exposure.operation, input, ctx, `mcp:${exposure.name}`, refusal);
+      } catch {
+        // Arguments the operation cannot read name no invocation; the refusal stands.
+      }
+      return { content: [{ type: "text", text: refusal }], isError: true };
+    }
     return callManagementTool(services, exposure, request.params.arguments ?? {}, ctx);
   });
   return server;
