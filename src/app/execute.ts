@@ -29,15 +29,10 @@ export async function execute<S extends z.ZodType, O>(
   let authorized: RequestContext;
   try {
     authorized = await authorize(services, operation, ctx, options.route);
-    if (!options.rateLimitExempt) {
-      try {
-        services.rateLimiter?.charge(operation, authorized);
-      } catch (error) {
-        countRateLimitRefusal(services.metrics, error);
-        throw error;
-      }
-    }
+    if (!options.rateLimitExempt) services.rateLimiter?.charge(operation, authorized);
   } catch (error) {
+    // Refused before it ran: counted when a rate limit refused it, recorded by the operation.
+    countRateLimitRefusal(services.metrics, error);
     if (error instanceof GatewayError) operation.recordRefusal?.(services, parsed.data, ctx, error);
     throw error;
   }

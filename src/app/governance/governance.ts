@@ -37,8 +37,9 @@ export const NO_GOVERNANCE_SETTINGS: GovernanceSettings = {
 
 /**
  * How long a replica trusts its copy of the shared governance records (stored policies, suspended
- * sessions, tool withdrawals, the agent policy) before reading them again on the call path: a change made through another replica
- * takes effect there within this time; one made through this replica at once.
+ * sessions, tool withdrawals, the agent policy) before reading them again on the call path: a
+ * change made through another replica takes effect there within this time; one made through this
+ * replica at once.
  */
 export const SHARED_RECORDS_MAX_AGE_MS = 2_000;
 

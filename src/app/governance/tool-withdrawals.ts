@@ -62,13 +62,7 @@ export class ToolWithdrawals {
    */
   async restore(server: string, tool: string, tenant: string | null): Promise<boolean> {
     const removed = await this.repository.restore(server, tool, tenant);
-    const id = key(server, tool);
-    const entry = this.entries.get(id);
-    if (entry && tenant === null) this.entries.delete(id);
-    else if (entry && tenant !== null) {
-      entry.tenants.delete(tenant);
-      if (!entry.all && entry.tenants.size === 0) this.entries.delete(id);
-    }
+    // The copy follows from the read; should it fail, the tool stays withdrawn here until the next.
     await this.reader.reload();
     return removed;
   }
