@@ -25,7 +25,7 @@ program
   .addOption(new Option("--stdio", "serve the MCP tool surface on stdin/stdout").conflicts("http"))
   .option("--host <host>", "address to listen on", "127.0.0.1")
   .option("--port <port>", "port to listen on", "8080")
-  .addOption(new Option("--log-level <level>", "log level").choices(["DEBUG", "INFO", "WARNING", "ERROR"]))
+  .option("--log-level <level>", "log level: DEBUG, INFO, WARNING or ERROR (any case)")
   .option("--log-file <file>", "append logs to this file")
   .option("--json-logs", "write logs as JSON lines")
   .action(async (options) => {

@@ -1,4 +1,3 @@
-import { createLogger } from "../adapters/observability/logger.js";
 import { NodeHasher } from "../adapters/system/node-hasher.js";
 import { NodeIdGenerator } from "../adapters/system/node-ids.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
@@ -7,6 +6,7 @@ import { issueApiKey } from "../app/operations/auth/issue-api-key.js";
 import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import { GLOBAL_SCOPE } from "../domain/auth/scope.js";
 import { loadOrReport } from "./load-or-report.js";
+import { openLoggerOrReport } from "./open-logger.js";
 import { openStorage, type Storage } from "./open-storage.js";
 
 export interface BootstrapAdminOptions {
@@ -74,13 +74,9 @@ export async function runBootstrapAdmin(options: BootstrapAdminOptions): Promise
     );
   }
 
-  const logger = createLogger({
-    level: config.logging.level,
-    json: config.logging.json_format,
-    file: config.logging.file ?? null,
-    // Stdout carries the key alone.
-    stream: "stderr",
-  });
+  // Stdout carries the key alone.
+  const logger = openLoggerOrReport(config.logging, "stderr");
+  if (!logger) return 1;
   let storage: Storage;
   try {
     storage = await openStorage(config, logger);

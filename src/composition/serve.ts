@@ -1,9 +1,9 @@
 import { dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { createLogger } from "../adapters/observability/logger.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
 import { loadOrReport } from "./load-or-report.js";
+import { openLoggerOrReport } from "./open-logger.js";
 import { onReloadSignal, ShutdownSignals } from "./signals.js";
 
 export interface ServeOptions {
@@ -11,7 +11,8 @@ export interface ServeOptions {
   transport: "http" | "stdio";
   host: string;
   port: string;
-  logLevel?: "DEBUG" | "INFO" | "WARNING" | "ERROR";
+  /** Any case; checked with the configuration (`--log-level: ...`). */
+  logLevel?: string;
   logFile?: string;
   jsonLogs?: boolean;
 }
@@ -30,8 +31,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
 }
 
 async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals): Promise<number> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  const port = /^\d{1,5}$/.test(options.port) ? Number(options.port) : Number.NaN;
+  if (!(port <= 65_535)) {
     process.stderr.write(`error: --port must be an integer between 0 and 65535, got '${options.port}'\n`);
     return 1;
   }
@@ -41,12 +42,8 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   });
   if (!loaded) return 1;
   const { config } = loaded;
-  const logger = createLogger({
-    level: config.logging.level,
-    json: config.logging.json_format,
-    file: config.logging.file ?? null,
-    stream: options.transport === "stdio" ? "stderr" : "stdout",
-  });
+  const logger = openLoggerOrReport(config.logging, options.transport === "stdio" ? "stderr" : "stdout");
+  if (!logger) return 1;
   for (const warning of loaded.warnings)
     logger.warn({ code: warning.code, path: warning.path }, warning.message);
   const configDir = loaded.path ? dirname(loaded.path) : undefined;

@@ -78,8 +78,8 @@ function distance(a: string, b: string): number {
 const MAX_SUGGESTION_DISTANCE = 2;
 
 function hintFor(path: readonly PropertyKey[], key: string): string {
-  const renamed = RENAMED_KEYS[key];
-  if (renamed !== undefined) return ` (renamed ${renamed})`;
+  // Own keys only: `constructor` or `__proto__` are unknown keys, not renames.
+  if (Object.hasOwn(RENAMED_KEYS, key)) return ` (renamed ${RENAMED_KEYS[key]})`;
   if (path.length !== 1) return "";
   const close = TOP_LEVEL_KEYS.find((known) => distance(known, key) <= MAX_SUGGESTION_DISTANCE);
   return close === undefined ? "" : ` (did you mean ${close}?)`;

@@ -129,6 +129,9 @@ export interface LoadOptions extends ParseOptions {
   readonly home?: string;
 }
 
+/** Bound on alias expansion, so that a small file cannot expand into an exhausting one. */
+const MAX_ALIAS_COUNT = 100;
+
 /** Reads YAML text; syntax errors become issues with their line and column. */
 function readYaml(text: string, sourceName: string): { value: unknown; issues: ConfigIssue[] } {
   const lineCounter = new LineCounter();
@@ -158,7 +161,22 @@ function readYaml(text: string, sourceName: string): { value: unknown; issues: C
       ],
     };
   }
-  return { value: document.toJS({ maxAliasCount: 100 }), issues };
+  try {
+    return { value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), issues };
+  } catch (error) {
+    // The yaml library refuses aliases that expand past the bound (a "billion laughs" document).
+    if (!(error instanceof ReferenceError)) throw error;
+    return {
+      value: undefined,
+      issues: [
+        {
+          path: sourceName,
+          message: `YAML aliases expand too far: a node may be reached through at most ${MAX_ALIAS_COUNT} aliases`,
+          code: "yaml_syntax",
+        },
+      ],
+    };
+  }
 }
 
 /**
@@ -200,9 +218,10 @@ function readConfigFile(resolved: ResolvedConfigPath): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT") {
+      const reason = code === "EISDIR" ? "it is a directory" : (code ?? "unreadable");
       throw new ConfigFileReadError(
         resolved.path,
-        `cannot read configuration file ${resolved.path}: ${(error as Error).message}`,
+        `cannot read configuration file ${resolved.path}: ${reason}`,
       );
     }
     if (resolved.explicit) {

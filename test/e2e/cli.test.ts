@@ -123,7 +123,26 @@ mcp_servers:
   it("exits 1 with a message for a configuration path that cannot be read", () => {
     const result = runCli(["config", "check", "--config", tmpdir()]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: /);
+    expect(result.stderr).toMatch(/^error: .*: it is a directory\n$/);
+  });
+
+  it("prints the warnings serve would log on stderr, and passes", () => {
+    const path = writeTempConfig(`approvals: {channel: dashboard}\n${fleetYaml()}`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^configuration OK: /);
+    expect(result.stderr).toMatch(/^warning: approvals\.channel: .*\(deprecated_config_value\)$/m);
+  });
+
+  it("refuses a YAML alias bomb with a problem, not a crash", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (const [index, name] of ["b", "c", "d", "e", "f", "g"].entries()) {
+      const previous = levels[index]?.[0];
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(", ")}]`);
+    }
+    const result = runCli(["config", "check", "--config", writeTempConfig(levels.join("\n"))]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("YAML aliases expand too far");
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -169,6 +188,36 @@ describe("airlock serve and unknown keys", () => {
 });
 
 describe("airlock serve refusals", () => {
+  it("refuses an empty --port instead of binding any port", () => {
+    const result = runCli(["serve", "--config", writeTempConfig(fleetYaml()), "--port", ""]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("--port must be an integer between 0 and 65535");
+  });
+
+  it("exits 1 with one line when the log file cannot be opened", () => {
+    const result = runCli([
+      "serve",
+      "--config",
+      writeTempConfig(fleetYaml()),
+      "--port",
+      "0",
+      "--log-file",
+      tmpdir(),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error: cannot open the log file ${tmpdir()}: it is a directory\n`);
+  });
+
+  it("takes --log-level in any case, and names the flag for a wrong one", () => {
+    const config = writeTempConfig(fleetYaml());
+    const wrong = runCli(["serve", "--config", config, "--port", "0", "--log-level", "loud"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("--log-level: ");
+    const lower = runCli(["serve", "--config", "/nonexistent/airlock.yaml", "--log-level", "debug"]);
+    expect(lower.stderr).not.toContain("--log-level");
+    expect(lower.stderr).toContain("/nonexistent/airlock.yaml");
+  });
+
   it("exits 1 without serving when the named configuration file is missing", () => {
     const result = runCli(["serve", "--config", "/nonexistent/airlock.yaml", "--port", "0"]);
     expect(result.code).toBe(1);

@@ -196,6 +196,18 @@ describe("registering, updating and deleting", () => {
     expect((await inject("GET", "/api/mcp_servers/z")).statusCode).toBe(404);
   });
 
+  it("takes ids by the configuration file's rule: 1-128 characters, starting with a letter or digit", async () => {
+    const register = (id: string) =>
+      inject("POST", "/api/mcp_servers/", { mcp_server_id: id, mode: "subprocess", command: ["node"] });
+    for (const id of ["..", "-x", "_x", "a/b", "y".repeat(129)]) {
+      const res = await register(id);
+      expect(res.statusCode, id).toBe(422);
+      expect(res.json().error.message).toContain("mcp_server_id");
+    }
+    expect((await register("y".repeat(128))).statusCode).toBe(201);
+    expect((await inject("DELETE", `/api/mcp_servers/${"y".repeat(128)}`)).statusCode).toBe(200);
+  });
+
   it("updates with PUT and PATCH alike", async () => {
     const put = await inject("PUT", "/api/mcp_servers/extra", { description: "changed", idle_ttl_s: 60 });
     expect(put.statusCode).toBe(200);

@@ -63,14 +63,28 @@ export function createLogger(options: LoggerOptions): PinoLogger {
   );
 }
 
-/** Synchronous appends: the process may exit right after its last line, which must not be lost. */
+/** The log file cannot be opened; the message names the file and the reason, nothing internal. */
+export class LogFileError extends Error {
+  override readonly name = "LogFileError";
+}
+
+/**
+ * Synchronous appends: the process may exit right after its last line, which must not be lost.
+ * Throws {@link LogFileError} when the file cannot be opened (a directory, no permission).
+ */
 function openFile(path: string): NodeJS.WritableStream {
-  return pino.destination({
-    dest: path,
-    sync: true,
-    mkdir: true,
-    append: true,
-  }) as unknown as NodeJS.WritableStream;
+  try {
+    return pino.destination({
+      dest: path,
+      sync: true,
+      mkdir: true,
+      append: true,
+    }) as unknown as NodeJS.WritableStream;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === "EISDIR" ? "it is a directory" : (code ?? "it cannot be written");
+    throw new LogFileError(`cannot open the log file ${path}: ${reason}`);
+  }
 }
 
 function humanReadable(target: NodeJS.WritableStream): Writable {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { validationError } from "../../domain/errors.js";
+import { SERVER_ID_CHARS, SERVER_ID_PATTERN } from "../../domain/server/server-id.js";
 import { SERVER_DEFAULTS, type ServerMode, type ServerSpec } from "../../domain/server/server-spec.js";
 import { defineOperation } from "../operation.js";
 import { zodValidation } from "../validation.js";
@@ -20,11 +21,7 @@ export const healthInterval = z.number().int().min(5).max(3600);
 export const envMap = z.record(z.string(), z.string());
 
 const registration = z.object({
-  mcp_server_id: z
-    .string()
-    .min(1)
-    .max(128)
-    .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '.', '_' or '-' only"),
+  mcp_server_id: z.string().regex(SERVER_ID_PATTERN, SERVER_ID_CHARS),
   mode: z.enum(REGISTRABLE_MODES),
   command: z.array(z.string().min(1)).min(1).optional(),
   image: z.string().min(1).optional(),

@@ -209,7 +209,7 @@ export function groupEntrySchema(declared: DeclaredEntries) {
         .pipe(toolPolicySchema.optional())
         .optional(),
       canary: canarySchema,
-      members: membersSchema(declared),
+      members: membersSchema(declared).default([]),
       max_concurrency: intAtLeast(0).optional(),
       access: accessSchema.optional(),
       tool_projection: serverToolProjectionSchema,

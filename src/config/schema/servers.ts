@@ -5,7 +5,9 @@
  * documented for another mode (`volumes` on a subprocess server, `args` outside docker) is not an
  * unknown key: it is reported as `config_key_ignored` and left out of the output.
  */
+
 import * as z from "zod";
+import { SERVER_ID_CHARS, SERVER_ID_PATTERN } from "../../domain/server/server-id.js";
 import {
   addError,
   addWarning,
@@ -35,13 +37,8 @@ import {
 } from "./server-blocks.js";
 import { accessSchema, forwardIssues, serverToolsSchema, tenantPoliciesSchema } from "./tool-policy.js";
 
-/**
- * Server and group ids: they appear in URLs, tool-call routing and metric labels, so they are kept
- * to a portable alphabet.
- */
-export const SERVER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-export const SERVER_ID_RULE =
-  "is not a valid id: use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit";
+export { SERVER_ID_PATTERN };
+export const SERVER_ID_RULE = `is not a valid id: use ${SERVER_ID_CHARS}`;
 
 /** Every value `mode` accepts; `container` is read as `docker`. */
 export const SERVER_MODES = ["subprocess", "docker", "container", "remote", "group"] as const;

@@ -9,6 +9,7 @@ import * as z from "zod";
 import { cleanChecker } from "./clean.js";
 import {
   addError,
+  addWarning,
   bool,
   intBetween,
   nonBlank,
@@ -80,10 +81,14 @@ export const coordinationSchema = optionalSection({
     );
   }
   if (lease.renew_interval_s * RENEW_JITTER_FACTOR >= lease.renew_deadline_s) {
-    addError(
+    // The spec sets no rule here, so the timing is accepted; renewing this seldom would let the
+    // holder miss its own deadline between two renewals, so it renews twice per deadline instead.
+    const renewal = lease.renew_deadline_s / 2;
+    addWarning(
       ctx,
       ["renew_interval_s"],
-      `must be comfortably below renew_deadline_s (${lease.renew_deadline_s}): renew_interval_s x ${RENEW_JITTER_FACTOR} must stay under it`,
+      `${lease.renew_interval_s} x ${RENEW_JITTER_FACTOR} does not stay under renew_deadline_s (${lease.renew_deadline_s}): the holder could miss its deadline between two renewals; renews every ${renewal} s instead (renew_deadline_s / 2)`,
+      { warning: "adjusted_config_value", fix: { kind: "replace", value: renewal } },
     );
   }
 });

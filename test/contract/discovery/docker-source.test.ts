@@ -3,10 +3,8 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { DISCOVERED_NAME_PATTERN } from "../../../src/adapters/discovery/discovered-name.js";
 import { DockerDiscoverySource } from "../../../src/adapters/discovery/docker/docker-discovery-source.js";
 import { createEngineClient } from "../../../src/adapters/upstream/docker/engine-client.js";
-import { SERVER_ID_PATTERN } from "../../../src/config/schema/servers.js";
 import {
   type DockerEngineFake,
   startDockerEngineFake,
@@ -43,10 +41,6 @@ function ipOf(containerName: string, network: string): string {
 }
 
 describe("Docker discovery source", () => {
-  it("keeps the server id rule of the configuration schema", () => {
-    expect(DISCOVERED_NAME_PATTERN.source).toBe(SERVER_ID_PATTERN.source);
-  });
-
   it("maps a labelled container to a remote server at its address, with the label defaults", async () => {
     await engine.run({
       image: IMAGE,
