@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AutoRecovery } from "../../src/control/auto-recovery.js";
 import { GatewayError } from "../../src/domain/errors.js";
 import { controllable, type FleetHarness, ManualClock, makeFleet } from "../support/fleet.js";
 import { FAILS_TO_START, waitFor } from "../support/gateway.js";
+
+const DRIFTING = resolve("test/fixtures/servers/drifting.mjs");
 
 let harness: FleetHarness | null = null;
 const quiet = { info() {}, warn() {}, error() {}, debug() {} };
@@ -146,6 +148,58 @@ describe("declared capabilities", () => {
     });
     expect(server.alive).toBe(false);
     expect((await refusal(call(harness, "ctl", "echo", { message: "x" }))).type).toBe("CircuitBreakerOpen");
+  });
+
+  it("kill a server under block whose undeclared tool appears after start, at the next health check", async () => {
+    harness = makeFleet();
+    const dir = mkdtempSync(join(tmpdir(), "airlock-caps-"));
+    const marker = join(dir, "extra");
+    try {
+      const server = harness.fleet.register({
+        ...controllable("drift"),
+        command: ["node", DRIFTING],
+        env: { DRIFT_EXTRA_TOOL_FILE: marker },
+        capabilities: { tools: ["lookup", "query", "bad_header", "stable"], enforcement_mode: "block" },
+      });
+      await harness.fleet.start(server, true);
+      expect(await harness.fleet.checkHealth(server)).toBe(true);
+
+      writeFileSync(marker, "");
+      expect(await harness.fleet.checkHealth(server)).toBe(false);
+      expect(server.lifecycle.state).toBe("dead");
+      expect(server.lifecycle.dead?.reason).toBe("capability_blocked");
+      expect(server.alive).toBe(false);
+      expect(server.tools?.map((tool) => tool.name)).not.toContain("extra");
+      expect(harness.events.filter((event) => event.type === "HealthCheckPassed")).toHaveLength(1);
+      expect((await refusal(call(harness, "drift", "extra", {}))).type).toBe("CircuitBreakerOpen");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("report a tool that appears after start once under enforcement warn, and keep serving", async () => {
+    harness = makeFleet();
+    const dir = mkdtempSync(join(tmpdir(), "airlock-caps-"));
+    const marker = join(dir, "extra");
+    try {
+      const server = harness.fleet.register({
+        ...controllable("drift"),
+        command: ["node", DRIFTING],
+        env: { DRIFT_EXTRA_TOOL_FILE: marker },
+        capabilities: { tools: ["lookup", "query", "bad_header", "stable"], enforcement_mode: "warn" },
+      });
+      await harness.fleet.start(server, true);
+      writeFileSync(marker, "");
+      expect(await harness.fleet.checkHealth(server)).toBe(true);
+      expect(await harness.fleet.checkHealth(server)).toBe(true);
+      expect(server.lifecycle.state).toBe("ready");
+      const reports = server.logs
+        .tail(50)
+        .filter((line) => line.content.includes("undeclared tools (warn): extra"));
+      expect(reports).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("only report undeclared tools under enforcement warn", async () => {

@@ -341,14 +341,25 @@ export class Fleet {
     return server.tools ?? [];
   }
 
-  /** One health check of a ready server: `tools/list` within the health-check timeout. */
+  /**
+   * One health check of a ready server: `tools/list` within the health-check timeout. Tools that
+   * appeared since the last listing are held to `capabilities` as at start: under `block`, an
+   * undeclared one stops the server (`dead`, reason `capability_blocked`) and the check fails.
+   */
   async checkHealth(server: ManagedServer): Promise<boolean> {
     const connection = server.connection;
     if (!connection || server.lifecycle.state === "initializing") return false;
     const began = this.deps.clock.monotonic();
     try {
-      const tools = await connection.listTools({ timeoutMs: this.deps.timings.healthCheckTimeoutMs });
-      server.setTools(tools.map((t) => this.withDigest(t)));
+      const listed = await connection.listTools({ timeoutMs: this.deps.timings.healthCheckTimeoutMs });
+      const tools = listed.map((t) => this.withDigest(t));
+      const known = new Set(server.tools?.map((tool) => tool.name));
+      const appeared = undeclaredTools(server.spec, tools).filter((name) => !known.has(name));
+      if (appeared.length > 0 && this.enforceCapabilities(server, appeared)) {
+        if (server.connection === connection) await this.halt(server, { on: "capability_blocked" });
+        return false;
+      }
+      server.setTools(tools);
       const duration_ms = Math.round(this.deps.clock.monotonic() - began);
       this.transition(server, { on: "health_passed", duration_ms });
       this.deps.bus.publish([{ type: "HealthCheckPassed", mcp_server_id: server.id, duration_ms }]);
