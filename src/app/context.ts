@@ -31,4 +31,8 @@ export interface RequestContext {
   clientAddress?: string;
   /** The MCP session of the gateway's own HTTP endpoint the request belongs to (suspension is per session). */
   sessionId?: string;
+  /** REST: `METHOD /path` of the route, for the external policy engine's input. */
+  route?: string;
+  /** REST: the id the path names (its first parameter), for the external policy engine's input. */
+  resourceId?: string;
 }

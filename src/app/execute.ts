@@ -9,8 +9,10 @@ import { zodValidation } from "./validation.js";
 export interface ExecuteOptions {
   /** Read-only tools are exempt from the command-bus rate limit (spec 2 §8). */
   rateLimitExempt?: boolean;
-  /** `METHOD /path` or `mcp:<tool>`, for the external policy engine. */
+  /** `METHOD /path` or `mcp:<tool>`, for the external policy engine (else the context's). */
   route?: string;
+  /** The id the request names, for the external policy engine (else the context's). */
+  resourceId?: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function execute<S extends z.ZodType, O>(
   if (!parsed.success) throw zodValidation(parsed.error);
   let authorized: RequestContext;
   try {
-    authorized = await authorize(services, operation, ctx, options.route);
+    authorized = await authorize(services, operation, ctx, options);
     if (!options.rateLimitExempt) services.rateLimiter?.charge(operation, authorized);
   } catch (error) {
     // Refused before it ran: counted when a rate limit refused it, recorded by the operation.
@@ -52,7 +54,7 @@ export async function authorize(
   services: AppServices,
   operation: Pick<Operation, "name" | "permissions" | "tenantAware">,
   ctx: RequestContext,
-  route?: string,
+  target: Pick<ExecuteOptions, "route" | "resourceId"> = {},
 ): Promise<RequestContext> {
   const { settings, authorizer } = services;
   if (!settings.authEnabled) return ctx;
@@ -63,9 +65,12 @@ export async function authorize(
     if (!ctx.authenticated) throw new GatewayError("AuthenticationError", "No valid credentials provided");
     return ctx;
   }
+  const route = target.route ?? ctx.route;
+  const tenantAware = operation.tenantAware ?? false;
   const decision = await authorizer.decide(ctx.principal, operation.permissions, {
-    tenantAware: operation.tenantAware ?? false,
+    tenantAware,
     route: route ?? null,
+    resourceId: target.resourceId ?? ctx.resourceId ?? null,
   });
   services.accessEvents?.authorization(
     ctx.principal,
@@ -74,25 +79,14 @@ export async function authorize(
     route ?? operation.name,
   );
   if (!decision.allowed) {
-    const missing = await firstMissing(services, operation, ctx);
+    // Named: the first permission the roles lack, else (the policy engine refused) the first listed.
+    const missing =
+      (await authorizer.firstUngranted(ctx.principal, operation.permissions, tenantAware)) ??
+      operation.permissions[0] ??
+      "";
     throw new GatewayError("AccessDeniedError", `${missing} permission required`, { permission: missing });
   }
   return decision.tenant === null ? ctx : { ...ctx, confinedTo: decision.tenant };
-}
-
-/** The first listed permission the caller's roles do not grant on their own (for the message). */
-async function firstMissing(
-  services: AppServices,
-  operation: Pick<Operation, "permissions" | "tenantAware">,
-  ctx: RequestContext,
-): Promise<string> {
-  for (const permission of operation.permissions) {
-    const one = await services.authorizer.decide(ctx.principal, [permission], {
-      tenantAware: operation.tenantAware ?? false,
-    });
-    if (!one.allowed) return permission;
-  }
-  return operation.permissions[0] ?? "";
 }
 
 /**

@@ -178,7 +178,8 @@ describe("the Authorizer with the OPA policy engine", () => {
     expect(decision).toMatchObject({ allowed: true, granted_by_role: "viewer" });
     expect(opa.requests[0]?.body).toEqual({
       input: {
-        principal: { id: "bob", type: "api_key", tenant_id: null, roles: [] },
+        // The roles held: bob's credential declares none, the configuration assigns viewer.
+        principal: { id: "bob", type: "api_key", tenant_id: null, roles: ["viewer"] },
         permission: "mcp_servers:read",
         resource_type: "mcp_servers",
         action: "read",

@@ -30,6 +30,8 @@ export interface AuthorizeOptions {
   tenantAware: boolean;
   /** `METHOD /path` or `mcp:<tool>`, for the policy engine's input. */
   route?: string | null;
+  /** The id the request names (a path parameter, a tool's `mcp_server`), for the policy engine. */
+  resourceId?: string | null;
 }
 
 /**
@@ -87,12 +89,30 @@ export class Authorizer {
       return this.askPolicyEngine(
         this.deps.policyEngine,
         principal,
+        held,
         permissions,
         required,
         options,
         decision,
       );
     });
+  }
+
+  /**
+   * The first of `permissions` the principal's roles do not grant on their own (the policy engine is
+   * not asked), or undefined when they grant each: what a refusal names.
+   */
+  firstUngranted(
+    principal: Principal,
+    permissions: readonly string[],
+    tenantAware: boolean,
+  ): MaybePromise<string | undefined> {
+    return andThen(this.heldRoles(principal), (held) =>
+      permissions.find((name) => {
+        const permission = parsePermission(name);
+        return permission === null || !decide(held, [permission], tenantAware).allowed;
+      }),
+    );
   }
 
   /** Whether the principal holds the admin role at global scope. */
@@ -134,23 +154,21 @@ export class Authorizer {
   private async askPolicyEngine(
     engine: PolicyEngine,
     principal: Principal,
+    held: readonly HeldRole[],
     names: readonly string[],
     required: readonly ParsedPermission[],
     options: AuthorizeOptions,
     decision: Decision,
   ): Promise<Decision> {
+    // Every role the principal holds, declared with the identity or assigned, once each.
+    const roles = [...new Set(held.map((role) => role.role))];
     for (const [index, permission] of required.entries()) {
       const allowed = await engine.allows({
-        principal: {
-          id: principal.id,
-          type: principal.type,
-          tenant_id: principal.tenant_id,
-          roles: principal.roles,
-        },
+        principal: { id: principal.id, type: principal.type, tenant_id: principal.tenant_id, roles },
         permission: names[index] as string,
         resource_type: permission.resource,
         action: permission.action,
-        resource_id: permission.id,
+        resource_id: permission.id ?? options.resourceId ?? null,
         route: options.route ?? null,
       });
       if (!allowed) return denied();

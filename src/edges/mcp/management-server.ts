@@ -36,10 +36,12 @@ export async function callManagementTool(
 ): Promise<ToolResultPayload> {
   try {
     const input = exposure.toInput ? exposure.toInput(args) : args;
+    const resourceId = namedResource(args);
     return toolSuccess(
       await execute(services, exposure.operation, input, ctx, {
         rateLimitExempt: exposure.readOnly,
         route: `mcp:${exposure.name}`,
+        ...(resourceId !== undefined && { resourceId }),
       }),
     );
   } catch (error) {
@@ -90,9 +92,9 @@ export function createManagementServer(
       extra.requestInfo?.headers,
     );
     const ctx = contextOf(extra.signal);
-    const refusal = await egressRefusal(callerAccess(services, ctx), exposure);
+    const args = request.params.arguments ?? {};
+    const refusal = await egressRefusal(callerAccess(services, ctx), exposure, namedResource(args));
     if (refusal !== null) {
-      const args = request.params.arguments ?? {};
       try {
         const input = exposure.toInput ? exposure.toInput(args) : args;
         recordEdgeRefusal(services, exposure.operation, input, ctx, `mcp:${exposure.name}`, refusal);
@@ -101,7 +103,13 @@ export function createManagementServer(
       }
       return { content: [{ type: "text", text: refusal }], isError: true };
     }
-    return callManagementTool(services, exposure, request.params.arguments ?? {}, ctx);
+    return callManagementTool(services, exposure, args, ctx);
   });
   return server;
+}
+
+/** The server or group a tool's arguments name, for the external policy engine's `resource_id`. */
+function namedResource(args: Record<string, unknown>): string | undefined {
+  const named = typeof args.mcp_server === "string" ? args.mcp_server : args.group;
+  return typeof named === "string" && named !== "" ? named : undefined;
 }

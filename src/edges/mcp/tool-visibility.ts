@@ -9,10 +9,16 @@ import type { AppServices } from "../../app/services.js";
 export interface CallerAccess {
   /** False when the caller proved no identity (stdio without `auth.stdio.principal`). */
   readonly identified: boolean;
-  /** Null when the caller may call the management tool; otherwise the permission it lacks. */
-  missingFor(exposure: ToolExposure): Promise<string | null>;
-  /** Whether upstream tools, resources and prompts are served to the caller (front door). */
-  mayUseUpstreams(): Promise<boolean>;
+  /**
+   * Null when the caller may call the management tool (about `resourceId`, the server or group its
+   * input names, when it names one); otherwise the permission it lacks.
+   */
+  missingFor(exposure: ToolExposure, resourceId?: string): Promise<string | null>;
+  /**
+   * Whether upstream tools, resources and prompts are served to the caller (front door), for `what`:
+   * the upstream tool called, or the MCP method (`tools/list`, `resources/read`, ...).
+   */
+  mayUseUpstreams(what: string): Promise<boolean>;
 }
 
 /** Authentication off: every caller may call every tool (spec 2 §4 "Visibility"). */
@@ -30,21 +36,31 @@ export function callerAccess(services: AppServices, ctx: RequestContext): Caller
   const { settings, authorizer } = services;
   if (!settings.authEnabled) return UNRESTRICTED;
   const identified = ctx.authenticated || settings.allowAnonymous;
-  const allows = async (permissions: readonly string[], tenantAware: boolean) => {
+  /** The policy engine's input names the tool or method as the route (`mcp:<name>`). */
+  const allows = async (
+    permissions: readonly string[],
+    tenantAware: boolean,
+    what: string,
+    resourceId: string | null,
+  ) => {
     if (!identified) return false;
     if (permissions.length === 0) return ctx.authenticated;
-    return (await authorizer.decide(ctx.principal, permissions, { tenantAware })).allowed;
+    const options = { tenantAware, route: `mcp:${what}`, resourceId };
+    return (await authorizer.decide(ctx.principal, permissions, options)).allowed;
   };
   return {
     identified,
-    async missingFor(exposure) {
-      const { permissions, tenantAware } = exposure.operation;
-      if (await allows(permissions, tenantAware ?? false)) return null;
-      for (const permission of permissions)
-        if (!(await allows([permission], tenantAware ?? false))) return permission;
-      return permissions[0] ?? "authentication";
+    async missingFor(exposure, resourceId) {
+      const { permissions } = exposure.operation;
+      const tenantAware = exposure.operation.tenantAware ?? false;
+      if (await allows(permissions, tenantAware, exposure.name, resourceId ?? null)) return null;
+      const ungranted = identified
+        ? await authorizer.firstUngranted(ctx.principal, permissions, tenantAware)
+        : undefined;
+      // Named: the first permission the roles lack, else (the policy engine refused) the first listed.
+      return ungranted ?? permissions[0] ?? "authentication";
     },
-    mayUseUpstreams: () => allows([UPSTREAM_PERMISSION], false),
+    mayUseUpstreams: (what) => allows([UPSTREAM_PERMISSION], false, what, null),
   };
 }
 
@@ -77,9 +93,13 @@ export async function frontDoorManagementTool(
  * `Authentication required to call '<tool>'` for a caller without identity (stdio without a
  * principal), `Not authorized to call '<tool>': <permission> permission required` otherwise.
  */
-export async function egressRefusal(access: CallerAccess, exposure: ToolExposure): Promise<string | null> {
+export async function egressRefusal(
+  access: CallerAccess,
+  exposure: ToolExposure,
+  resourceId: string | undefined,
+): Promise<string | null> {
   if (!access.identified) return `Authentication required to call '${exposure.name}'`;
-  const missing = await access.missingFor(exposure);
+  const missing = await access.missingFor(exposure, resourceId);
   return missing === null
     ? null
     : `Not authorized to call '${exposure.name}': ${missing} permission required`;

@@ -14,6 +14,10 @@ export interface Caller {
   clientAddress: string;
   /** The tenant a tenant-scoped grant confines the caller to on this route. */
   confinedTo?: string;
+  /** `METHOD /path` of the route (path as declared, without the prefix), for the policy engine. */
+  route?: string;
+  /** The first path parameter's value, for the policy engine. */
+  resourceId?: string;
 }
 
 declare module "fastify" {
@@ -160,10 +164,14 @@ export function registerAuthentication(
     outcome: Authentication & { clientAddress: string },
   ): MaybePromise<boolean> => {
     if (!outcome.ok) return refuse(sendAuthenticationFailure(reply, outcome, auth));
+    const resource = `${request.method} ${path}`;
+    const resourceId = firstParam(request.params);
     const caller: Caller = {
       principal: outcome.principal,
       authenticated: outcome.authenticated,
       clientAddress: outcome.clientAddress,
+      route: resource,
+      ...(resourceId !== undefined && { resourceId }),
     };
     request.caller = caller;
     if (!rule) return refuse(deny(reply, "this route is not permitted"));
@@ -174,7 +182,6 @@ export function registerAuthentication(
         sendAuthenticationFailure(reply, { ok: false, message: NO_CREDENTIALS, method: "none" }, auth),
       );
     }
-    const resource = `${request.method} ${path}`;
     if (requirement.kind === "admin") {
       return andThen(services.authorizer.isAdmin(caller.principal), (admin) => {
         services.accessEvents?.authorization(caller.principal, ADMIN_ROLE, admin, resource);
@@ -184,6 +191,7 @@ export function registerAuthentication(
     const decision = services.authorizer.decide(caller.principal, requirement.permissions, {
       tenantAware: rule.tenantAware,
       route: resource,
+      resourceId: resourceId ?? null,
     });
     return andThen(decision, (decided) => {
       services.accessEvents?.authorization(
@@ -256,4 +264,11 @@ function headerKey(name: string): string {
 export function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === "string" ? value : undefined;
+}
+
+/** The value of a route's first path parameter (`/mcp_servers/:id/...`), if it has one. */
+function firstParam(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  for (const value of Object.values(params)) if (typeof value === "string" && value !== "") return value;
+  return undefined;
 }

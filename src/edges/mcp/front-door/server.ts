@@ -59,7 +59,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const access = accessOf(extra.signal);
     const management = (await frontDoorManagementTools(access)).map(listedTool);
-    if (!(await access.mayUseUpstreams())) return { tools: management };
+    if (!(await access.mayUseUpstreams("tools/list"))) return { tools: management };
     const ctx = options.contextOf(extra.signal);
     const upstream = await relay.toolsFor(ctx);
     // Left out: tools `header_exposure` withholds, and tools a `block` digest pin refuses (a drifted
@@ -82,7 +82,10 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       traceParent: traceHeaders(extra.requestInfo?.headers),
     };
     try {
-      if (request.method !== "tools/call" && !(await accessOf(extra.signal).mayUseUpstreams())) {
+      if (
+        request.method !== "tools/call" &&
+        !(await accessOf(extra.signal).mayUseUpstreams(request.method))
+      ) {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       }
       return await dispatch(request.method, request.params, call, extra);
@@ -158,7 +161,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       checkParamHeaders(services, listedTool(management), args, headers);
       return callManagementTool(services, management, args, options.contextOf(extra.signal));
     }
-    if (!(await access.mayUseUpstreams()))
+    if (!(await access.mayUseUpstreams(name)))
       throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
     // Checked against the upstream tool as listed here; an unknown or withheld name is left to the
     // relay, whose gates answer it as unknown (-32601).
