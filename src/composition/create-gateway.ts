@@ -334,6 +334,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     remote,
     serverConfigs: storage.repositories.serverConfigs,
+    rejections: storage.repositories.discoveryRejections,
     coordinated: config.coordination !== undefined && config.coordination !== null,
     sourceFactory: options.discoverySources ?? discoveryAdapters(env),
   });

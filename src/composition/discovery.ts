@@ -11,6 +11,7 @@ import type { EventBus } from "../app/event-bus.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";
 import type { Clock } from "../app/ports/clock.js";
+import type { DiscoveryRejectionRepository } from "../app/ports/discovery-rejection-repository.js";
 import type { DiscoverySource } from "../app/ports/discovery-source.js";
 import type { Hasher } from "../app/ports/hasher.js";
 import type { IdGenerator } from "../app/ports/id-generator.js";
@@ -43,6 +44,8 @@ export interface DiscoveryWiring {
   logger: Logger;
   /** Where discovered servers are kept, like REST-registered ones (peers and restarts find them). */
   serverConfigs: ServerConfigRepository;
+  /** Where operators' rejections are kept (a restart or a new fleet manager honours them). */
+  rejections: DiscoveryRejectionRepository;
   /** Connects `mode: remote` servers; the health probe of discovered HTTP endpoints uses it. */
   remote: UpstreamFactory;
   /** Whether leader-only work stops when the lease is lost (`coordination` configured). */
@@ -82,6 +85,7 @@ export function createDiscovery(config: GatewayConfig, wiring: DiscoveryWiring):
     ids: wiring.ids,
     logger: wiring.logger,
     serverConfigs: wiring.serverConfigs,
+    rejections: wiring.rejections,
     check: checkDefinition,
     probe: probeThrough(wiring.remote),
     sources,

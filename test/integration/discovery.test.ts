@@ -365,6 +365,34 @@ describe("after a restart", () => {
   });
 });
 
+describe("a rejection after a restart", () => {
+  it("stays in force: the rejected definition is ignored, a changed one is held again", async () => {
+    const first = memoryStorage();
+    const yaml = discoveryYaml("", "authoritative");
+    const before = await startDiscoveryGateway(yaml, { storage: first });
+    before.source.report("bad", { command: "node server.js" });
+    expect((await callJson(before.client as Client, "gateway_discover")).json.quarantined_count).toBe(1);
+    const reject = await before.app.inject({ method: "POST", url: "/api/discovery/reject/bad" });
+    expect(reject.json()).toEqual({ rejected: true, mcp_server: "bad" });
+    await before.close();
+    // A new process on the same durable store: the rejection is read before the first cycle.
+    const fresh = memoryStorage();
+    const shared = {
+      ...fresh,
+      repositories: { ...fresh.repositories, discoveryRejections: first.repositories.discoveryRejections },
+    };
+    const after = await startDiscoveryGateway(yaml, { storage: shared });
+    try {
+      after.source.report("bad", { command: "node server.js" });
+      expect((await callJson(after.client as Client, "gateway_discover")).json.quarantined_count).toBe(0);
+      after.source.report("bad", { command: "node other.js" });
+      expect((await callJson(after.client as Client, "gateway_discover")).json.quarantined_count).toBe(1);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
 describe("discovery with auto-registration off, additive", () => {
   let gw: DiscoveryGateway;
 

@@ -6,6 +6,7 @@ import {
 } from "../../domain/discovery/discovery-mode.js";
 import { entryTtlSeconds } from "../../domain/discovery/pending-ttl.js";
 import { GatewayError, RequestRejected, validationError } from "../../domain/errors.js";
+import type { DiscoveryRejectionRepository } from "../ports/discovery-rejection-repository.js";
 import type { DiscoverySource } from "../ports/discovery-source.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type {
@@ -41,6 +42,8 @@ export interface DiscoveryServiceDeps extends Omit<CycleDeps, "check" | "probe">
   sources: readonly ConfiguredSource[];
   /** Builds an adapter again when a configured source's `config` is changed through REST. */
   sourceFactory?: DiscoverySourceFactory;
+  /** Operators' rejections, kept in the store: read before the first cycle of each term. */
+  rejections: DiscoveryRejectionRepository;
 }
 
 export interface SourceRegistration {
@@ -62,9 +65,11 @@ export interface SourcePatch {
  * Guaranteed: cycles never overlap (a cycle asked for while one runs waits for it); a server is
  * registered by at most one source; the cycle only ever removes servers it registered
  * (`source: 'discovery'`); approve acts on quarantined names only.
- * Not guaranteed: anything across restarts or replicas. The state lives in the memory of the fleet
- * manager (only it runs discovery operations and cycles); after a restart or a takeover the next
- * cycle finds the servers again, so approvals and rejections must then be given again.
+ * Rejections are written to the store before they are answered and read again before the first
+ * cycle after a start or a takeover, so a rejected definition stays ignored.
+ * Not guaranteed: the rest across restarts or replicas. Pending entries and quarantine live in the
+ * memory of the fleet manager (only it runs discovery operations and cycles); after a restart or a
+ * takeover the next cycle finds the servers again, and holds them again for approval.
  */
 export class DiscoveryService {
   private readonly held: DiscoveryHoldings = {
@@ -77,6 +82,8 @@ export class DiscoveryService {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly debounce = new Map<string, NodeJS.Timeout>();
   private watching = false;
+  /** Whether this term read the stored rejections yet (before its first cycle). */
+  private rejectionsRead = false;
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
     this.cycle = new SourceCycle(deps, this.held);
@@ -126,6 +133,9 @@ export class DiscoveryService {
   }
 
   private async cycleNow(sourceId: string | undefined): Promise<CycleReport> {
+    // A cycle that could not read the rejections does not run: it could hold or register a
+    // definition an operator rejected.
+    if (!this.rejectionsRead) await this.readRejections();
     const started = this.deps.clock.monotonic();
     const results: Record<string, SourceResult> = {};
     for (const record of this.held.sources.values()) {
@@ -145,6 +155,12 @@ export class DiscoveryService {
       duration_ms: Math.round(this.deps.clock.monotonic() - started),
       source_results: results,
     };
+  }
+
+  private async readRejections(): Promise<void> {
+    for (const rejection of await this.deps.rejections.list())
+      this.held.rejected.set(rejection.mcp_server_id, rejection.fingerprint);
+    this.rejectionsRead = true;
   }
 
   /** Follows the change feeds of the sources that have one; each change brings an early scan. */
@@ -175,6 +191,9 @@ export class DiscoveryService {
     }
     this.held.pending.clear();
     this.held.quarantined.clear();
+    // The next term reads them from the store, where every term's rejections are.
+    this.held.rejected.clear();
+    this.rejectionsRead = false;
   }
 
   private watchSource(record: SourceRecord): void {
@@ -255,6 +274,13 @@ export class DiscoveryService {
     }
     this.held.quarantined.delete(name);
     this.held.rejected.delete(name);
+    await this.deps.rejections.remove(name).catch((error: unknown) =>
+      // Harmless if kept: a rejection applies to its own fingerprint, and approving again works.
+      this.deps.logger.warn(
+        { mcp_server: name, err: String(error) },
+        "a stale discovery rejection stays stored",
+      ),
+    );
     this.deps.bus.publish([
       { type: "DiscoveredServerApproved", mcp_server_id: name, source_id: entry.sourceId, approved_by: by },
     ]);
@@ -270,12 +296,21 @@ export class DiscoveryService {
     return this.serial(() => this.rejectNow(name, by));
   }
 
-  private rejectNow(
+  private async rejectNow(
     name: string,
     by: string,
-  ): { rejected: true; mcp_server: string } | { rejected: false; mcp_server: string; error: string } {
+  ): Promise<
+    { rejected: true; mcp_server: string } | { rejected: false; mcp_server: string; error: string }
+  > {
     const entry = this.held.quarantined.get(name);
     if (!entry) return { rejected: false, mcp_server: name, error: `'${name}' is not in quarantine` };
+    // Stored before it takes effect: a failed write rejects nothing (the caller sees an error).
+    await this.deps.rejections.put({
+      mcp_server_id: name,
+      fingerprint: entry.fingerprint,
+      rejected_by: by,
+      rejected_at: this.deps.clock.now() / 1000,
+    });
     this.held.quarantined.delete(name);
     this.held.rejected.set(name, entry.fingerprint);
     this.deps.bus.publish([

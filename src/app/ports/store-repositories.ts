@@ -2,6 +2,7 @@ import type { AgentPolicyRepository } from "./agent-policy-repository.js";
 import type { ApiKeyRepository } from "./api-key-repository.js";
 import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
+import type { DiscoveryRejectionRepository } from "./discovery-rejection-repository.js";
 import type { GroupConfigRepository } from "./group-config-repository.js";
 import type { L7PolicyRepository } from "./l7-policy-repository.js";
 import type { LeaderCommandQueue } from "./leader-command-queue.js";
@@ -38,6 +39,7 @@ export interface StoreRepositories {
   readonly suspendedSessions: SuspendedSessionRepository;
   readonly toolWithdrawals: ToolWithdrawalRepository;
   readonly agentPolicy: AgentPolicyRepository;
+  readonly discoveryRejections: DiscoveryRejectionRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
   readonly mcpSessions: McpSessionRepository;
   /** Leader-only commands handed between replicas: only where replicas share the store (PostgreSQL). */

@@ -4,6 +4,7 @@ import { MemoryAgentPolicyRepository } from "./memory-agent-policy-repository.js
 import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
 import { MemoryApprovalRepository } from "./memory-approval-repository.js";
 import { MemoryAuditTrail } from "./memory-audit-trail.js";
+import { MemoryDiscoveryRejectionRepository } from "./memory-discovery-rejection-repository.js";
 import { MemoryGroupConfigRepository } from "./memory-group-config-repository.js";
 import { MemoryL7PolicyRepository } from "./memory-l7-policy-repository.js";
 import { MemoryLeaseStore } from "./memory-lease-store.js";
@@ -41,6 +42,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     suspendedSessions: new MemorySuspendedSessionRepository(),
     toolWithdrawals: new MemoryToolWithdrawalRepository(),
     agentPolicy: new MemoryAgentPolicyRepository(),
+    discoveryRejections: new MemoryDiscoveryRejectionRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),
   };
 }

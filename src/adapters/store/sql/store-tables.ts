@@ -121,6 +121,12 @@ export interface StoreTables {
     pushed_at: number;
     revision: number;
   };
+  discovery_rejections: {
+    mcp_server_id: string;
+    fingerprint: string;
+    rejected_by: string;
+    rejected_at: number;
+  };
   tool_withdrawals: {
     mcp_server_id: string;
     tool_name: string;
