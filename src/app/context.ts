@@ -31,6 +31,11 @@ export interface RequestContext {
   clientAddress?: string;
   /** The MCP session of the gateway's own HTTP endpoint the request belongs to (suspension is per session). */
   sessionId?: string;
+  /**
+   * Admitted by a grant for some ids only (see `Operation.checkedPerResource`): each resource the
+   * operation acts on is checked again.
+   */
+  perResource?: true;
   /** REST: `METHOD /path` of the route, for the external policy engine's input. */
   route?: string;
   /** REST: the id the path names (its first parameter), for the external policy engine's input. */

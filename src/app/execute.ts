@@ -52,7 +52,7 @@ export async function execute<S extends z.ZodType, O>(
  */
 export async function authorize(
   services: AppServices,
-  operation: Pick<Operation, "name" | "permissions" | "tenantAware">,
+  operation: Pick<Operation, "name" | "permissions" | "tenantAware" | "checkedPerResource">,
   ctx: RequestContext,
   target: Pick<ExecuteOptions, "route" | "resourceId"> = {},
 ): Promise<RequestContext> {
@@ -71,6 +71,7 @@ export async function authorize(
     tenantAware,
     route: route ?? null,
     resourceId: target.resourceId ?? ctx.resourceId ?? null,
+    forSomeId: operation.checkedPerResource ?? false,
   });
   services.accessEvents?.authorization(
     ctx.principal,
@@ -86,7 +87,12 @@ export async function authorize(
       "";
     throw new GatewayError("AccessDeniedError", `${missing} permission required`, { permission: missing });
   }
-  return decision.tenant === null ? ctx : { ...ctx, confinedTo: decision.tenant };
+  if (decision.tenant === null && !decision.perResource) return ctx;
+  return {
+    ...ctx,
+    ...(decision.tenant !== null && { confinedTo: decision.tenant }),
+    ...(decision.perResource && { perResource: true }),
+  };
 }
 
 /**

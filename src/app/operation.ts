@@ -23,6 +23,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    */
   readonly tenantAware?: boolean;
   /**
+   * A grant of `permissions` for some ids only (`tool:invoke:math`) admits the caller, with
+   * `RequestContext.perResource` set: `run` checks each resource it acts on (`tool:invoke:<id>`).
+   */
+  readonly checkedPerResource?: boolean;
+  /**
    * Only the fleet manager (the management lease holder) runs it: with `coordination` configured,
    * `execute` on a follower hands the authorized command to the leader and answers with the
    * leader's result (see `LeaderCommands`). Without coordination it runs where it is asked.

@@ -73,6 +73,11 @@ export type DomainEventPayload =
       call_id: string;
       duration_ms: number;
       result_size_bytes: number;
+      /**
+       * The upstream answered, with `isError: true`: the tool reported a failure (`gateway_call`
+       * counts the call as failed, error type `ToolError`). Absent otherwise.
+       */
+      is_error?: true;
     }
   | {
       type: "ToolInvocationFailed";

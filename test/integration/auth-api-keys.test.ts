@@ -160,6 +160,49 @@ describe("MCP authentication and visibility (egress)", () => {
     }
   });
 
+  it("checks tool:invoke per call: a grant for one server runs its calls and refuses the others", async () => {
+    const { repositories, authorizer } = gw.gateway.services;
+    const now = Date.now() / 1000;
+    await repositories.roles.create({
+      role_name: "math-invoker",
+      description: "",
+      permissions: ["tool:invoke:math"],
+      created_at: now,
+      created_by: "test",
+    });
+    await repositories.roleAssignments.assign({
+      principal_id: "frank",
+      role_name: "math-invoker",
+      scope: "global",
+      assigned_by: "test",
+      assigned_at: now,
+    });
+    authorizer.invalidate();
+    const client = await connectAs(await keyFor(gw, "frank"));
+    try {
+      const answer = (await client.callTool({
+        name: "gateway_call",
+        arguments: {
+          calls: [
+            { mcp_server: "math", tool: "add", arguments: { a: 2, b: 3 } },
+            { mcp_server: "text", tool: "echo", arguments: { text: "hi" } },
+          ],
+        },
+      })) as ToolResult;
+      expect(answer.isError).not.toBe(true);
+      const batch = JSON.parse(answer.content[0]?.text ?? "");
+      expect(batch).toMatchObject({ success: false, total: 2, succeeded: 1, failed: 1 });
+      expect(batch.results[0]).toMatchObject({ success: true, error_type: null });
+      expect(batch.results[1]).toMatchObject({
+        success: false,
+        error_type: "AccessDeniedError",
+        error: "tool:invoke:text permission required",
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("keeps a session to the principal that opened it", async () => {
     const client = await connectAs(keys.bob as string);
     try {

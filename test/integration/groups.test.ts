@@ -141,6 +141,21 @@ describe("a group declared in the configuration", () => {
     });
   });
 
+  it("lists the calls routed through the group as the group's tool history, naming the member", async () => {
+    await whoServed(2);
+    const res = await inject("GET", "/api/mcp_servers/pool/tools/history");
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.mcp_server_id).toBe("pool");
+    expect(body.history.length).toBeGreaterThanOrEqual(2);
+    expect(body.history.at(-1)).toMatchObject({
+      event_type: "ToolInvocationCompleted",
+      mcp_server_id: "pool",
+      route_backend: expect.stringMatching(/^m[123]$/),
+      tool_name: "env",
+    });
+  });
+
   it("refuses to delete a declared group with 409", async () => {
     expect((await inject("DELETE", "/api/groups/pool")).statusCode).toBe(409);
   });

@@ -155,12 +155,31 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
         { mcp_server: "math", tool: "no_such_tool" },
       ],
     });
-    expect(json).toMatchObject({ success: false, error: "Validation failed" });
+    expect(json).toMatchObject({
+      success: false,
+      total: 3,
+      succeeded: 0,
+      failed: 0,
+      cancelled: 0,
+      elapsed_ms: expect.any(Number),
+      results: [],
+      error: "Validation failed",
+    });
     expect(json.validation_errors).toEqual([
       { index: 1, field: "mcp_server", message: "McpServer 'ghost' not found" },
       { index: 2, field: "tool", message: "Tool 'no_such_tool' not found in mcp_server 'math'" },
     ]);
     expect(gw.gateway.services.fleet.require("text").stats.total_invocations).toBe(before);
+  });
+
+  it("gateway_call clamps a call's own timeout to 1-300 seconds like the batch's", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [
+        { mcp_server: "math", tool: "add", arguments: { a: 1, b: 1 }, timeout: 0 },
+        { mcp_server: "math", tool: "add", arguments: { a: 2, b: 2 }, timeout: -5 },
+      ],
+    });
+    expect(json).toMatchObject({ success: true, succeeded: 2 });
   });
 
   it("gateway_call with fail_fast cancels the calls not yet started", async () => {

@@ -1,5 +1,5 @@
 import { type Decision, decide, type HeldRole } from "../../domain/auth/decide.js";
-import { type ParsedPermission, parsePermission } from "../../domain/auth/permissions.js";
+import { coversSomeId, type ParsedPermission, parsePermission } from "../../domain/auth/permissions.js";
 import { BUILTIN_ROLES, isBuiltinRole, parseGrants } from "../../domain/auth/roles.js";
 import { parseScope } from "../../domain/auth/scope.js";
 import { andThen, type MaybePromise } from "../../domain/maybe-promise.js";
@@ -32,6 +32,11 @@ export interface AuthorizeOptions {
   route?: string | null;
   /** The id the request names (a path parameter, a tool's `mcp_server`), for the policy engine. */
   resourceId?: string | null;
+  /**
+   * A grant for some ids only (`tool:invoke:math`) passes too, answered `perResource`: the caller
+   * is then checked again for each resource it acts on.
+   */
+  forSomeId?: boolean;
 }
 
 /**
@@ -84,7 +89,11 @@ export class Authorizer {
     if (parsed.some((permission) => permission === null)) return denied();
     const required = parsed as ParsedPermission[];
     return andThen(this.heldRoles(principal), (held) => {
-      const decision = decide(held, required, options.tenantAware);
+      let decision = decide(held, required, options.tenantAware);
+      if (!decision.allowed && options.forSomeId) {
+        const some = decide(held, required, options.tenantAware, coversSomeId);
+        if (some.allowed) decision = { ...some, perResource: true };
+      }
       if (!decision.allowed || !this.deps.policyEngine) return decision;
       return this.askPolicyEngine(
         this.deps.policyEngine,

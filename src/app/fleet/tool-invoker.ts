@@ -155,7 +155,7 @@ export class ToolInvoker {
           },
         );
       }
-      this.record(server, tool, ctx, began, null, sizeBytes);
+      this.record(server, tool, ctx, began, null, sizeBytes, result.isError === true);
       return { result, sizeBytes };
     } catch (error) {
       const failure = upstreamFailure(error, "ToolInvocationError", ctx.timeoutMs);
@@ -175,6 +175,7 @@ export class ToolInvoker {
     began: number,
     failure: GatewayError | null,
     sizeBytes: number,
+    toolError = false,
   ): void {
     const now = this.deps.clock.now();
     server.stats.total_invocations++;
@@ -190,6 +191,7 @@ export class ToolInvoker {
         type: "ToolInvocationCompleted",
         ...this.eventBase(server, tool, ctx, began),
         result_size_bytes: sizeBytes,
+        ...(toolError && { is_error: true }),
       },
     ]);
   }

@@ -24,7 +24,11 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
   return new GatewayError(fallback, firstLine(message));
 }
 
+/**
+ * The first line, without a repeated `MCP error <code>: ` prefix: an SDK server answers a thrown
+ * `McpError` with its message, prefix included, and the SDK client adds the prefix again.
+ */
 function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
+  const line = (text.split("\n", 1)[0] ?? "").replace(/^(MCP error -?\d+: )(?=\1)/, "");
   return line.length > 500 ? `${line.slice(0, 500)}...` : line;
 }

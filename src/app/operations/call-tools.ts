@@ -25,7 +25,7 @@ const callSpec = z.object({
   mcp_server: z.string().min(1).describe("MCP server (or group) id"),
   tool: z.string().min(1).describe("Tool name on that server"),
   arguments: z.record(z.string(), z.unknown()).default({}).describe("Tool arguments (an object)"),
-  timeout: z.number().positive().optional().describe("Seconds for this call (clamped to 1-300)"),
+  timeout: z.number().optional().describe("Seconds for this call (clamped to 1-300)"),
 });
 
 type CallSpec = z.output<typeof callSpec>;
@@ -97,6 +97,9 @@ export const callTools = defineOperation({
     "Call upstream tools: one call or a batch of up to 100, run concurrently with per-call timeouts, " +
     "optional fail-fast and retries of retryable failures.",
   permissions: ["tool:invoke"],
+  // Spec 2 §4: "tool:invoke, checked per call in a batch". A caller granted `tool:invoke` for some
+  // servers only (`tool:invoke:<id>`) is admitted, and each call is checked for its server.
+  checkedPerResource: true,
   input: callToolsInput,
   /**
    * A batch refused before it ran (no `tool:invoke`, the caller's rate limit): each of its calls
@@ -123,7 +126,19 @@ export const callTools = defineOperation({
     const batch_id = services.ids.uuid();
     const { calls, issues } = validateCalls(services, input.calls);
     if (issues.length > 0) {
-      return { batch_id, success: false, error: "Validation failed", validation_errors: issues };
+      // The result's counts, with nothing run, besides what refused the batch.
+      return {
+        batch_id,
+        success: false,
+        total: input.calls.length,
+        succeeded: 0,
+        failed: 0,
+        cancelled: 0,
+        elapsed_ms: Math.round(services.clock.monotonic() - began),
+        results: [],
+        error: "Validation failed",
+        validation_errors: issues,
+      };
     }
     const outcomes: CallOutcome[] = new Array(calls.length);
     let failedOnce = false;
@@ -137,6 +152,12 @@ export const callTools = defineOperation({
         const call_id = services.ids.uuid();
         if ((input.fail_fast && failedOnce) || ctx.signal?.aborted) {
           outcomes[index] = failure(index, call_id, 0, "Cancelled before execution", CANCELLED);
+          continue;
+        }
+        const refused = ctx.perResource ? await invokeRefusal(services, ctx, call, call_id) : null;
+        if (refused) {
+          outcomes[index] = failure(index, call_id, 0, refused.message, refused.type);
+          failedOnce = true;
           continue;
         }
         const outcome = await runCall(services, ctx, index, call_id, call, input);
@@ -246,6 +267,34 @@ async function runCall(
   }
 }
 
+/**
+ * Why a caller admitted for some servers only may not make this call (`tool:invoke:<server>`), or
+ * null when it may. A refusal is recorded as a refused invocation of a known server.
+ */
+async function invokeRefusal(
+  services: AppServices,
+  ctx: RequestContext,
+  call: CallSpec,
+  callId: string,
+): Promise<GatewayError | null> {
+  const permission = `tool:invoke:${call.mcp_server}`;
+  const route = ctx.route ?? "mcp:gateway_call";
+  const decision = await services.authorizer.decide(ctx.principal, [permission], {
+    tenantAware: false,
+    route,
+    resourceId: call.mcp_server,
+  });
+  services.accessEvents?.authorization(ctx.principal, [permission], decision.allowed, route);
+  if (decision.allowed) return null;
+  const refusal = new GatewayError("AccessDeniedError", `${permission} permission required`, { permission });
+  const server = services.fleet.get(call.mcp_server);
+  if (server) {
+    const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
+    services.invoker.recordRefusal(server, call.tool, { callId, timeoutMs: 0, caller }, refusal);
+  }
+  return refusal;
+}
+
 function failure(
   index: number,
   call_id: string,
@@ -325,7 +374,7 @@ function callIssueMessage(field: string, entry: unknown): string {
     case "arguments":
       return "arguments must be a dictionary";
     case "timeout":
-      return "timeout must be a positive number";
+      return "timeout must be a number";
     default:
       return `${field} is invalid`;
   }

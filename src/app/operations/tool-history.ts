@@ -18,7 +18,9 @@ const clampedInt = (fallback: number, min: number, max: number) =>
 export const toolHistory = defineOperation({
   name: "tool-history",
   kind: "query",
-  summary: "Tool invocations of one server from the event store, oldest first, paged by stream version.",
+  summary:
+    "Tool invocations of one server (or of one group: the calls routed through it) from the event " +
+    "store, oldest first, paged by stream version.",
   permissions: ["mcp_servers:read"],
   tenantAware: true,
   input: z.object({
@@ -26,11 +28,13 @@ export const toolHistory = defineOperation({
     limit: clampedInt(DEFAULT_LIMIT, 1, MAX_LIMIT),
     from_position: clampedInt(0, 0, Number.MAX_SAFE_INTEGER),
   }),
-  async run({ fleet, eventStore }, input, ctx) {
-    const server = fleet.require(input.mcp_server);
+  async run({ fleet, groups, eventStore }, input, ctx) {
+    // A call routed through a group is recorded in the group's stream (naming the member that
+    // served it): the group's id answers those, as a server's id answers its own calls.
+    const id = groups.has(input.mcp_server) ? input.mcp_server : fleet.require(input.mcp_server).id;
     // Read-your-writes when the store keeps up; an unavailable store must not hang the request.
     await Promise.race([eventStore.flush(), new Promise((resolve) => setTimeout(resolve, FLUSH_WAIT_MS))]);
-    const stored = await eventStore.readStream(serverStream(server.id), {
+    const stored = await eventStore.readStream(serverStream(id), {
       fromVersion: input.from_position,
       limit: input.limit,
       types: HISTORY_TYPES,
@@ -44,6 +48,6 @@ export const toolHistory = defineOperation({
       const { type, ...rest } = event;
       return { event_type: type, ...rest, version: stream_version, position };
     });
-    return { mcp_server_id: server.id, history, total: history.length };
+    return { mcp_server_id: id, history, total: history.length };
   },
 });

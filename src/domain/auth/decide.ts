@@ -1,4 +1,8 @@
 import { covers, type ParsedPermission } from "./permissions.js";
+
+/** Whether a grant covers a required permission: {@link covers}, or a looser rule. */
+export type GrantMatch = (grant: ParsedPermission, required: ParsedPermission) => boolean;
+
 import type { ParsedScope } from "./scope.js";
 
 /** A role a principal holds within a scope, with the role's parsed grants. */
@@ -14,6 +18,11 @@ export interface Decision {
   readonly granted_by_role: string | null;
   /** Null when allowed by global grants; the tenant a tenant-scoped grant confines the caller to. */
   readonly tenant: string | null;
+  /**
+   * Allowed only for some ids (`tool:invoke:math` against `tool:invoke`): the caller must be checked
+   * again for each resource it acts on.
+   */
+  readonly perResource?: true;
 }
 
 const DENIED: Decision = Object.freeze({ allowed: false, granted_by_role: null, tenant: null });
@@ -27,30 +36,35 @@ export function decide(
   roles: readonly HeldRole[],
   required: readonly ParsedPermission[],
   tenantAware: boolean,
+  match: GrantMatch = covers,
 ): Decision {
   const global = roles.filter((role) => role.scope.kind === "global");
-  const byGlobal = allowedBy(global, required);
+  const byGlobal = allowedBy(global, required, match);
   if (byGlobal !== null) return { allowed: true, granted_by_role: byGlobal, tenant: null };
   if (!tenantAware) return DENIED;
   const tenants = new Set<string>();
   for (const role of roles) if (role.scope.kind === "tenant") tenants.add(role.scope.tenant);
   for (const tenant of [...tenants].sort()) {
     const held = roles.filter((role) => role.scope.kind === "tenant" && role.scope.tenant === tenant);
-    const byTenant = allowedBy(held, required);
+    const byTenant = allowedBy(held, required, match);
     if (byTenant !== null) return { allowed: true, granted_by_role: byTenant, tenant };
   }
   return DENIED;
 }
 
 /** The first role covering every required permission alone, or else the first role that took part; null when not all are covered. */
-function allowedBy(roles: readonly HeldRole[], required: readonly ParsedPermission[]): string | null {
+function allowedBy(
+  roles: readonly HeldRole[],
+  required: readonly ParsedPermission[],
+  match: GrantMatch,
+): string | null {
   for (const role of roles) {
-    if (required.every((permission) => role.grants.some((grant) => covers(grant, permission))))
+    if (required.every((permission) => role.grants.some((grant) => match(grant, permission))))
       return role.role;
   }
   let first: string | null = null;
   for (const permission of required) {
-    const role = roles.find((held) => held.grants.some((grant) => covers(grant, permission)));
+    const role = roles.find((held) => held.grants.some((grant) => match(grant, permission)));
     if (!role) return null;
     first ??= role.role;
   }

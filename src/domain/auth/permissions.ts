@@ -40,6 +40,14 @@ export function covers(grant: ParsedPermission, required: ParsedPermission): boo
   return grant.id === required.id;
 }
 
+/** Whether `grant` covers `required` for at least one id (`tool:invoke:math` covers `tool:invoke` here). */
+export function coversSomeId(grant: ParsedPermission, required: ParsedPermission): boolean {
+  return (
+    (grant.resource === "*" || grant.resource === required.resource) &&
+    (grant.action === "*" || grant.action === required.action)
+  );
+}
+
 /** `resource:action[:id]` of a parsed permission. */
 export function formatPermission(permission: ParsedPermission): string {
   const base = `${permission.resource}:${permission.action}`;

@@ -42,10 +42,11 @@ export function callerAccess(services: AppServices, ctx: RequestContext): Caller
     tenantAware: boolean,
     what: string,
     resourceId: string | null,
+    forSomeId = false,
   ) => {
     if (!identified) return false;
     if (permissions.length === 0) return ctx.authenticated;
-    const options = { tenantAware, route: `mcp:${what}`, resourceId };
+    const options = { tenantAware, route: `mcp:${what}`, resourceId, forSomeId };
     return (await authorizer.decide(ctx.principal, permissions, options)).allowed;
   };
   return {
@@ -53,7 +54,8 @@ export function callerAccess(services: AppServices, ctx: RequestContext): Caller
     async missingFor(exposure, resourceId) {
       const { permissions } = exposure.operation;
       const tenantAware = exposure.operation.tenantAware ?? false;
-      if (await allows(permissions, tenantAware, exposure.name, resourceId ?? null)) return null;
+      const perResource = exposure.operation.checkedPerResource ?? false;
+      if (await allows(permissions, tenantAware, exposure.name, resourceId ?? null, perResource)) return null;
       const ungranted = identified
         ? await authorizer.firstUngranted(ctx.principal, permissions, tenantAware)
         : undefined;
