@@ -187,6 +187,14 @@ describe("configuration reload", () => {
     expect(events.some((event) => event.type === "ConfigurationReloadRequested")).toBe(false);
   });
 
+  it("refuses config_path on gateway_reload_config too, and reads nothing", async () => {
+    const { client, events } = await start();
+    const { isError, text } = await callJson(client, "gateway_reload_config", { config_path: "/etc/passwd" });
+    expect(isError).toBe(true);
+    expect(text).toContain("config_path");
+    expect(events.some((event) => event.type === "ConfigurationReloadRequested")).toBe(false);
+  });
+
   it("serves calls to kept servers while a reload runs: none fails", async () => {
     const { client, path } = await start(yaml({ math: server(ARITHMETIC), text: server(TEXT) }, ROOMY));
     await callJson(client, "gateway_start", { mcp_server: "math" });

@@ -330,15 +330,21 @@ describe("request bodies and queries", () => {
     await inject("DELETE", "/api/mcp_servers/formish");
   });
 
-  it("ignore a malformed body on stop, which needs none", async () => {
+  it("refuse a malformed body even on stop, which needs none: 400 invalid_body, nothing stopped", async () => {
+    await inject("POST", "/api/mcp_servers/text/start");
     const res = await gw.app.inject({
       method: "POST",
       url: "/api/mcp_servers/text/stop",
       headers: { "content-type": "application/json" },
       payload: "{oops",
     });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ stopped: "text", reason: "user_request" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: "invalid_body", detail: "request body is not valid JSON" });
+    expect(gw.gateway.services.fleet.require("text").lifecycle.state).toBe("ready");
+    expect((await inject("POST", "/api/mcp_servers/text/stop")).json()).toEqual({
+      stopped: "text",
+      reason: "user_request",
+    });
   });
 
   it("clamp the logs line count to 1-1000, and read an empty value as the default 100", async () => {

@@ -43,7 +43,7 @@ export const registerServer = defineOperation({
   permissions: ["mcp_servers:write"],
   // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
   input: z.record(z.string(), z.unknown()),
-  async run({ fleet, endpointGuard, repositories, clock }, body) {
+  async run({ fleet, groups, endpointGuard, repositories, clock }, body) {
     const mode = body.mode as ServerMode | undefined;
     const needed =
       typeof mode === "string" && Object.hasOwn(REQUIRED_BY_MODE, mode) ? REQUIRED_BY_MODE[mode] : undefined;
@@ -51,8 +51,9 @@ export const registerServer = defineOperation({
     const parsed = registration.safeParse(body);
     if (!parsed.success) throw zodValidation(parsed.error);
     const reg = parsed.data;
+    // Servers and groups share one namespace: `/mcp_servers/{id}` and `gateway_start` name either.
     const refuseDuplicate = () => {
-      if (fleet.has(reg.mcp_server_id)) {
+      if (fleet.has(reg.mcp_server_id) || groups.has(reg.mcp_server_id)) {
         throw validationError(`McpServer already exists: ${reg.mcp_server_id}`, { field: "mcp_server_id" });
       }
     };

@@ -14,7 +14,20 @@ export const reloadConfig = defineOperation({
   kind: "command",
   summary: "Reload the configuration file the gateway was started with.",
   permissions: ["config:reload"],
-  input: z.object({ graceful: z.boolean().default(true).describe("Recorded on the reload request event") }),
+  input: z
+    .object({
+      graceful: z.boolean().default(true).describe("Recorded on the reload request event"),
+      config_path: z.unknown().optional(),
+    })
+    .superRefine((input, ctx) => {
+      // Spec 1 "Configuration": a reload always reads the file the process was started with.
+      if (Object.hasOwn(input, "config_path"))
+        ctx.addIssue({
+          code: "custom",
+          path: ["config_path"],
+          message: "is not accepted: a reload always reads the file the gateway was started with",
+        });
+    }),
   async run({ reloader }, input, ctx) {
     if (!reloader) throw notConfigured("configuration reload");
     const outcome = await reloader.reload({ graceful: input.graceful, requestedBy: ctx.principal.id });

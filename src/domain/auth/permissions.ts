@@ -12,6 +12,16 @@ export interface ParsedPermission {
 
 const PART = /^[A-Za-z0-9_*.-]+$/;
 
+/**
+ * Whether `text` is a grant a role may list: `resource:action` or `resource:action:id`, every part
+ * of letters, digits, `_`, `-`, `.` or `*` (stricter than {@link parsePermission}, which reads
+ * what callers ask about).
+ */
+export function isGrantText(text: string): boolean {
+  const parts = text.split(":");
+  return parts.length >= 2 && parts.length <= 3 && parts.every((part) => PART.test(part));
+}
+
 /** Parses `resource:action[:id]`; null when malformed. The id may hold further colons. */
 export function parsePermission(text: string): ParsedPermission | null {
   const first = text.indexOf(":");

@@ -2,8 +2,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastif
 import type { AppServices } from "../../app/services.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
-import { registerErrorHandling } from "./plugins/errors.js";
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
+import { checkRequestShape } from "./plugins/request-shape.js";
 import { approvalCallbackRoutes, approvalRoutes } from "./routes/approvals.js";
 import { authRoutes } from "./routes/auth.js";
 import { configRoutes } from "./routes/config.js";
@@ -49,6 +50,8 @@ export async function buildHttpApp(
     // Collection paths differ only by the trailing slash; the bare one redirects. A path parameter
     // may be as long as a session id (1-128 characters, spec 1 "Session"); the router's default is 100.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 256 },
+    frameworkErrors,
+    clientErrorHandler,
   });
   registerErrorHandling(app);
   registerJsonBody(app);
@@ -59,6 +62,8 @@ export async function buildHttpApp(
   if (options.protectedResource) protectedResourceRoutes(app, options.protectedResource);
   await app.register(
     async (api) => {
+      // The approval routes answer a bad body or id in their own flat shape (spec 2 §7).
+      checkRequestShape(api, `${API_PREFIX}/approvals`);
       registerCollectionRedirects(api, API_PREFIX);
       mcpServerRoutes(api, services);
       l7PolicyRoutes(api, services);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parsePermission } from "../../../domain/auth/permissions.js";
+import { isGrantText } from "../../../domain/auth/permissions.js";
 import { GLOBAL_SCOPE } from "../../../domain/auth/scope.js";
 import { GatewayError } from "../../../domain/errors.js";
 
@@ -72,7 +72,7 @@ export function permission() {
   return z
     .string({ error: PERMISSION_RULE })
     .max(PERMISSION_MAX, { error: PERMISSION_RULE })
-    .refine((text) => parsePermission(text) !== null, { error: PERMISSION_RULE });
+    .refine(isGrantText, { error: PERMISSION_RULE });
 }
 
 export function permissionList() {

@@ -1,16 +1,15 @@
 import { z } from "zod";
 import { validationError } from "../../../domain/errors.js";
+import { SERVER_ID_CHARS, SERVER_ID_PATTERN } from "../../../domain/server/server-id.js";
 import { defineOperation } from "../../operation.js";
 import { zodValidation } from "../../validation.js";
 import { missingFields, refuseMissing } from "../missing-fields.js";
+import { groupStrategy } from "./group-fields.js";
 
 const body = z.object({
-  group_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '.', '_' or '-' only"),
-  strategy: z.string().default("round_robin"),
+  // Groups share the servers' namespace, and their id rule.
+  group_id: z.string().regex(SERVER_ID_PATTERN, SERVER_ID_CHARS),
+  strategy: groupStrategy.default("round_robin"),
   min_healthy: z.number().int().min(1).default(1),
   description: z.string().optional(),
 });

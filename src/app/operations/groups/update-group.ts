@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../../operation.js";
+import { groupStrategy } from "./group-fields.js";
 
 export const updateGroup = defineOperation({
   name: "update-group",
@@ -8,7 +9,7 @@ export const updateGroup = defineOperation({
   permissions: ["group:update"],
   input: z.object({
     group: z.string().min(1),
-    strategy: z.string().optional(),
+    strategy: groupStrategy.optional(),
     min_healthy: z.number().int().min(1).optional(),
     description: z.string().optional(),
   }),

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { Duplex } from "node:stream";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   type ErrorType,
   GatewayError,
@@ -66,4 +67,36 @@ export function registerErrorHandling(app: FastifyInstance): void {
       .status(404)
       .send({ error: "not_found", detail: `No route for ${request.method} ${request.url.split("?")[0]}` });
   });
+}
+
+/**
+ * What the router refuses before any route runs, in the flat shape of handler checks (spec 2 §7)
+ * rather than the framework's own body (which names its error codes): a path that is not valid
+ * percent-encoding answers 400 `invalid_url`, a path parameter over the router's length 414
+ * `uri_too_long`. The path is not repeated back.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    reply.status(414).send({ error: "uri_too_long", detail: "a path segment is longer than 256 characters" });
+    return;
+  }
+  reply
+    .status(400)
+    .send({ error: "invalid_url", detail: "the path is not a valid URL (bad percent-encoding)" });
+}
+
+const CLIENT_ERROR_BODY = JSON.stringify({ error: "bad_request", detail: "the request could not be read" });
+
+/**
+ * An HTTP request Node's parser refuses (conflicting `Content-Length` and `Transfer-Encoding`,
+ * malformed headers) gets a 400 in the flat shape, then the connection is closed.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(CLIENT_ERROR_BODY)}\r\nConnection: close\r\n\r\n${CLIENT_ERROR_BODY}`,
+  );
 }

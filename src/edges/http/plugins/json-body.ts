@@ -25,8 +25,8 @@ export function registerJsonBody(app: FastifyInstance): void {
 export function objectBody(body: unknown): Record<string, unknown> {
   if (body === MALFORMED_BODY)
     throw new RequestRejected(400, "invalid_body", "request body is not valid JSON");
-  if (body === undefined || body === null) return {};
-  if (typeof body !== "object" || Array.isArray(body)) {
+  if (body === undefined) return {};
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new RequestRejected(400, "invalid_body", "request body must be a JSON object");
   }
   return body as Record<string, unknown>;

@@ -47,8 +47,12 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
   );
 
   app.post<IdParams>("/mcp_servers/:id/stop", async (request) => {
+    // A reason that is not a string is refused by the operation, naming the field.
     const reason = optionalObjectBody(request.body).reason;
-    const input = { mcp_server: request.params.id, ...(typeof reason === "string" && { reason }) };
+    const input = {
+      mcp_server: request.params.id,
+      ...(reason !== undefined && reason !== null && { reason }),
+    };
     return run(op.stopServer, input, request);
   });
 
