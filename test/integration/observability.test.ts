@@ -110,7 +110,12 @@ describe("metrics and compliance export through a running gateway", () => {
     const lines = readFileSync(output, "utf8").trimEnd().split("\n");
     expect(lines.every((line) => line.startsWith("CEF:0|Airlock|MCP Gateway|"))).toBe(true);
     expect(lines.some((line) => line.includes("cs1=math") && line.includes("cs2=add"))).toBe(true);
-    const { json } = await callJson(client, "gateway_health");
+    // The count follows the write's completion, which may come a little after the bytes are seen.
+    let json = (await callJson(client, "gateway_health")).json;
+    await waitFor(async () => {
+      json = (await callJson(client, "gateway_health")).json;
+      return json.compliance_export.records_written >= 1;
+    });
     expect(json.compliance_export).toMatchObject({
       status: "ok",
       format: "cef",
