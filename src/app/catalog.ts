@@ -49,7 +49,7 @@ import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
 import { registerServer } from "./operations/register-server.js";
-import { reloadConfig } from "./operations/reload-config.js";
+import { reloadConfig, reloadConfigParams } from "./operations/reload-config.js";
 import { serverHealth } from "./operations/server-health.js";
 import { serverLogs } from "./operations/server-logs.js";
 import { serverTools } from "./operations/server-tools.js";
@@ -219,6 +219,7 @@ export const TOOL_EXPOSURES: readonly ToolExposure[] = [
     "gateway_reload_config",
     reloadConfig,
     "Reload the configuration file the gateway was started with (graceful is recorded on the request).",
+    { params: reloadConfigParams },
   ),
   expose(
     "gateway_load",

@@ -189,6 +189,8 @@ describe("configuration reload", () => {
 
   it("refuses config_path on gateway_reload_config too, and reads nothing", async () => {
     const { client, events } = await start();
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === "gateway_reload_config");
+    expect(Object.keys(listed?.inputSchema.properties ?? {})).toEqual(["graceful"]);
     const { isError, text } = await callJson(client, "gateway_reload_config", { config_path: "/etc/passwd" });
     expect(isError).toBe(true);
     expect(text).toContain("config_path");

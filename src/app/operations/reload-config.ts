@@ -9,16 +9,19 @@ import { notConfigured } from "./unavailable.js";
  * fails with `Configuration reload failed: <reason>`. `graceful` is recorded on the request event;
  * both values stop removed and modified servers at once.
  */
+/** The parameters as advertised to MCP clients. */
+export const reloadConfigParams = z.object({
+  graceful: z.boolean().default(true).describe("Recorded on the reload request event"),
+});
+
 export const reloadConfig = defineOperation({
   name: "reload-config",
   kind: "command",
   summary: "Reload the configuration file the gateway was started with.",
   permissions: ["config:reload"],
-  input: z
-    .object({
-      graceful: z.boolean().default(true).describe("Recorded on the reload request event"),
-      config_path: z.unknown().optional(),
-    })
+  input: reloadConfigParams
+    // Read only to be refused: it is not advertised (`reloadConfigParams`).
+    .extend({ config_path: z.unknown().optional() })
     .superRefine((input, ctx) => {
       // Spec 1 "Configuration": a reload always reads the file the process was started with.
       if (Object.hasOwn(input, "config_path"))
