@@ -1,4 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { TOOL_EXPOSURES } from "../app/catalog.js";
 import type { RequestContext } from "../app/context.js";
 import { FrontDoorRelay } from "../app/front-door/relay.js";
 import { ToolProjection } from "../app/front-door/tool-projection.js";
@@ -42,7 +43,7 @@ export interface FrontDoor {
 
 /** The front-door topology: projection, relay and the sessions' hub. */
 export function createFrontDoor(services: AppServices, config: GatewayConfig): FrontDoor {
-  const projection = new ToolProjection(services);
+  const projection = new ToolProjection(services, new Set(TOOL_EXPOSURES.map((tool) => tool.name)));
   const stopWatching = projection.watch(services.bus);
   const uiResources = createUiResourceGate(config, services);
   const relay = new FrontDoorRelay(services, projection, {

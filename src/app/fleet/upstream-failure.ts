@@ -3,6 +3,27 @@ import { type ErrorType, GatewayError } from "../../domain/errors.js";
 /** JSON-RPC code the MCP SDK uses when a request outlives its timeout. */
 const SDK_REQUEST_TIMEOUT = -32001;
 
+/** The JSON-RPC error an upstream answered, as it sent it. */
+export interface UpstreamRpcError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * A call the upstream answered with a JSON-RPC error: a `ToolInvocationError` everywhere, that also
+ * keeps the error as the upstream sent it, so that the front door relays it unchanged (code,
+ * message and data: a client may act on them, as on -32042 "URL elicitation required").
+ */
+export class UpstreamRpcFailure extends GatewayError {
+  constructor(
+    message: string,
+    readonly rpc: UpstreamRpcError,
+  ) {
+    super("ToolInvocationError", message);
+  }
+}
+
 /**
  * Classifies what an upstream call or start threw into a catalogued error with a message safe to
  * show. Upstream messages describe the upstream (a tool's own failure, a process exit); stacks and
@@ -21,6 +42,8 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
   }
   if (name === "AbortError") return new GatewayError("ToolInvocationError", "cancelled");
   const message = error instanceof Error ? error.message : String(error);
+  const rpc = fallback === "ToolInvocationError" ? rpcErrorOf(error, code) : undefined;
+  if (rpc) return new UpstreamRpcFailure(firstLine(message), rpc);
   return new GatewayError(fallback, firstLine(message));
 }
 
@@ -31,4 +54,16 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
 function firstLine(text: string): string {
   const line = (text.split("\n", 1)[0] ?? "").replace(/^(MCP error -?\d+: )(?=\1)/, "");
   return line.length > 500 ? `${line.slice(0, 500)}...` : line;
+}
+
+/**
+ * The JSON-RPC error an SDK client raised for an upstream's error response (`McpError`: a numeric
+ * code and the message `MCP error <code>: <message as sent>`), or undefined for anything else.
+ */
+function rpcErrorOf(error: unknown, code: unknown): UpstreamRpcError | undefined {
+  if (!(error instanceof Error) || typeof code !== "number") return undefined;
+  const prefix = `MCP error ${code}: `;
+  if (!error.message.startsWith(prefix)) return undefined;
+  const data = (error as { data?: unknown }).data;
+  return { code, message: error.message.slice(prefix.length), ...(data !== undefined && { data }) };
 }

@@ -31,7 +31,8 @@ const RELEVANT = new Set([
  * belongs to, the member's group entry and its own policy, and by the governance layers that do not
  * depend on the caller (stored and agent-pushed policies); per-caller layers (tenant policies,
  * withdrawals) are applied to each listing by `caller-view.ts`. When two targets offer the same name,
- * the first target in id order serves it and the others' tool is not listed (logged once). A
+ * the first target in id order serves it and the others' tool is not listed (logged once); a tool
+ * named like a management tool (`reservedNames`) is never listed: the gateway's own serves it. A
  * server whose tools are not known yet, or that is dead, offers nothing until it lists again.
  */
 export class ToolProjection {
@@ -43,6 +44,8 @@ export class ToolProjection {
 
   constructor(
     private readonly services: Pick<AppServices, "fleet" | "groups" | "governance"> & { logger: Logger },
+    /** The management tools' names: the front door lists them, so no upstream tool takes them. */
+    private readonly reservedNames: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Recomputes on the events that may change it, and tells listeners when the listing changed. */
@@ -115,6 +118,10 @@ export class ToolProjection {
     const byName = new Map<string, ProjectedTool>();
     for (const { target, tools } of offers) {
       for (const tool of tools) {
+        if (this.reservedNames.has(tool.name)) {
+          this.logShadowed(tool.name, "the gateway (a management tool)", target);
+          continue;
+        }
         const first = byName.get(tool.name);
         if (!first) {
           byName.set(tool.name, { tool, target });

@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RequestContext } from "../../../app/context.js";
+import { UpstreamRpcFailure } from "../../../app/fleet/upstream-failure.js";
 import { type FrontDoorRelay, type RelayCall, RelayError } from "../../../app/front-door/relay.js";
 import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
@@ -174,7 +175,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       if (error instanceof GatewayError && HIDDEN.has(error.type)) {
         throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
       }
-      if (error instanceof GatewayError) {
+      if (error instanceof GatewayError && !(error instanceof UpstreamRpcFailure)) {
         return { content: [{ type: "text", text: `${error.type}: ${error.message}` }], isError: true };
       }
       throw error;
@@ -244,8 +245,11 @@ function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
 }
 
 /** The JSON-RPC error a relayed request ends with; upstream errors pass unchanged. */
-function toMcpError(error: unknown, services: AppServices): McpError {
+function toMcpError(error: unknown, services: AppServices): Error {
   if (error instanceof McpError) return error;
+  // An upstream's own JSON-RPC error goes back as it sent it: the SDK writes the thrown error's
+  // code, message and data as they are (an McpError would add its prefix to the message again).
+  if (error instanceof UpstreamRpcFailure) return Object.assign(new Error(error.rpc.message), error.rpc);
   if (error instanceof RelayError) return new McpError(error.code, error.message, error.data);
   if (error instanceof GatewayError) {
     return new McpError(ErrorCode.InternalError, `${error.type}: ${error.message}`, {
