@@ -494,9 +494,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     services,
     async http(listen = {}) {
-      endpoint ??= new McpHttpEndpoint(services, {
+      const browserGuard = {
         allowedOrigins: config.http.allowed_origins,
         loopbackOnly: listen.host === undefined || isLoopbackHost(listen.host),
+      };
+      endpoint ??= new McpHttpEndpoint(services, {
+        ...browserGuard,
         ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
         ...(authentication && { authentication: authentication.http }),
         sessions: storage.repositories.mcpSessions,
@@ -504,6 +507,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const mcp = endpoint;
       return buildHttpApp(services, {
         mountMcp: (app) => mcp.mount(app),
+        browserGuard,
         ...(authentication && {
           authentication: authentication.http,
           protectedResource: describeProtectedResource(config.auth.oidc),

@@ -116,3 +116,24 @@ describe("paths the router refuses", () => {
     expect(bad.body + long.body).not.toMatch(/FST_|fastify/i);
   });
 });
+
+describe("requests a web page could make", () => {
+  it("refuses a foreign Origin or, on loopback, a foreign Host with 403 before anything runs", async () => {
+    const register = (headers: Record<string, string>) =>
+      gw.app.inject({
+        method: "POST",
+        url: "/api/mcp_servers/",
+        headers: { "x-api-key": admin, "content-type": "text/plain", ...headers },
+        payload: JSON.stringify({ mcp_server_id: "csrf", mode: "subprocess", command: ["node", "x.mjs"] }),
+      });
+    const fromPage = await register({ origin: "http://evil.example" });
+    expect(fromPage.statusCode).toBe(403);
+    expect(fromPage.json()).toEqual({ error: "forbidden", detail: "Forbidden: Origin http://evil.example" });
+    const rebound = await register({ host: "attacker.example" });
+    expect([rebound.statusCode, rebound.json().detail]).toEqual([403, "Forbidden: Host attacker.example"]);
+    expect(gw.gateway.services.fleet.has("csrf")).toBe(false);
+    const local = await register({ origin: "http://localhost:3000" });
+    expect(local.statusCode).toBe(201);
+    expect((await send("DELETE", "/api/mcp_servers/csrf")).statusCode).toBe(200);
+  });
+});

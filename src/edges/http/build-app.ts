@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { AppServices } from "../../app/services.js";
+import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./plugins/errors.js";
@@ -34,6 +35,11 @@ export interface HttpEdgeOptions {
   authentication?: HttpAuthentication;
   /** RFC 9728 metadata at `/.well-known/oauth-protected-resource` (when `oidc.resource_uri` is set). */
   protectedResource?: ProtectedResourceMetadata | null;
+  /**
+   * Refuses REST requests a web page could make (a foreign `Origin`; on loopback, a foreign
+   * `Host`), as `/mcp` does. Absent, nothing is refused (tests that build an app of their own).
+   */
+  browserGuard?: BrowserGuardOptions;
 }
 
 /** Four MiB, the MCP SDK's own request body limit, applied to REST bodies too. */
@@ -62,6 +68,7 @@ export async function buildHttpApp(
   if (options.protectedResource) protectedResourceRoutes(app, options.protectedResource);
   await app.register(
     async (api) => {
+      if (options.browserGuard) refuseForeignRequests(api, options.browserGuard);
       // The approval routes answer a bad body or id in their own flat shape (spec 2 §7).
       checkRequestShape(api, `${API_PREFIX}/approvals`);
       registerCollectionRedirects(api, API_PREFIX);
@@ -83,4 +90,18 @@ export async function buildHttpApp(
   if (options.webSocket) await registerEventStream(app, services, options.webSocket, API_PREFIX);
   if (options.mountMcp) await options.mountMcp(app);
   return app;
+}
+
+/**
+ * 403 `{"error":"forbidden","detail":"Forbidden: Origin <origin>"}` for a request from a web page
+ * (see {@link createBrowserGuard}), before authentication: with authentication off (the default)
+ * a page on any site could otherwise register and start servers on the user's machine.
+ */
+function refuseForeignRequests(scope: FastifyInstance, options: BrowserGuardOptions): void {
+  const foreign = createBrowserGuard(options);
+  scope.addHook("onRequest", (request, reply, done) => {
+    const refusal = foreign(request.headers);
+    if (refusal === null) return done();
+    reply.status(403).send({ error: "forbidden", detail: refusal });
+  });
 }

@@ -75,3 +75,30 @@ const loopbackHost = remembered((host) => {
 export function isLoopbackHost(host: string | undefined): boolean {
   return host ? loopbackHost(host) : false;
 }
+
+/** Where the HTTP server listens, as the DNS-rebinding check needs it. */
+export interface BrowserGuardOptions {
+  /** `http.allowed_origins`. */
+  readonly allowedOrigins?: readonly string[];
+  /** True when it listens on loopback only: then a `Host` that names anything else is foreign. */
+  readonly loopbackOnly: boolean;
+}
+
+/**
+ * Why a request looks like a web page's doing (cross-site request forgery, DNS rebinding), or null:
+ * an `Origin` that is not allowed, or, on a server bound to loopback, a `Host` that does not name
+ * loopback. A page a user visits can send such requests to a gateway on the user's machine; they
+ * carry the page's `Origin`, or a rebound name in `Host`. Non-browser clients send neither.
+ */
+export function createBrowserGuard(
+  options: BrowserGuardOptions,
+): (headers: { origin?: string | string[] | undefined; host?: string | undefined }) => string | null {
+  const originAllowed = createOriginCheck(options.allowedOrigins ?? []);
+  return (headers) => {
+    const origin = headers.origin;
+    if (!originAllowed(typeof origin === "string" ? origin : undefined)) return `Forbidden: Origin ${origin}`;
+    if (options.loopbackOnly && !isLoopbackHost(headers.host))
+      return `Forbidden: Host ${headers.host ?? "(none)"}`;
+    return null;
+  };
+}

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
-import { createOriginCheck, isLoopbackHost, type OriginCheck } from "../http/origin-policy.js";
+import { createBrowserGuard } from "../http/origin-policy.js";
 import {
   authenticateRequest,
   type Caller,
@@ -89,13 +89,17 @@ export class McpHttpEndpoint {
   /** Rebuilds under way, so that concurrent requests for one session build it once. */
   private readonly restoring = new Map<string, Promise<Session | undefined>>();
 
-  private readonly originAllowed: OriginCheck;
+  /** DNS-rebinding protection: why a request is foreign, or null. */
+  private readonly foreign: ReturnType<typeof createBrowserGuard>;
 
   constructor(
     private readonly services: AppServices,
     private readonly options: McpEndpointOptions = {},
   ) {
-    this.originAllowed = createOriginCheck(options.allowedOrigins ?? []);
+    this.foreign = createBrowserGuard({
+      allowedOrigins: options.allowedOrigins ?? [],
+      loopbackOnly: options.loopbackOnly !== false,
+    });
     this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     this.flusher = setInterval(() => void this.flushSeen(), TOUCH_FLUSH_MS);
@@ -115,7 +119,7 @@ export class McpHttpEndpoint {
     });
     // DNS-rebinding protection comes first, for every method (spec: a foreign Host or Origin is 403).
     const onRequest: onRequestHookHandler = (request, reply, done) => {
-      const refusal = this.foreign(request);
+      const refusal = this.foreign(request.headers);
       if (refusal) reply.status(403).send(rpcError(-32000, refusal));
       else done();
     };
@@ -131,17 +135,6 @@ export class McpHttpEndpoint {
         .header("Allow", "POST, DELETE")
         .send(rpcError(-32000, "Method not allowed: this endpoint sends no server-initiated messages")),
     );
-  }
-
-  /** Why a request looks like a DNS-rebinding attempt, or null. */
-  private foreign(request: FastifyRequest): string | null {
-    const origin = request.headers.origin;
-    if (!this.originAllowed(typeof origin === "string" ? origin : undefined))
-      return `Forbidden: Origin ${origin}`;
-    if (this.options.loopbackOnly !== false && !isLoopbackHost(request.headers.host)) {
-      return `Forbidden: Host ${request.headers.host ?? "(none)"}`;
-    }
-    return null;
   }
 
   private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
