@@ -16,6 +16,7 @@ auth:
   enabled: true
   role_assignments:
     - {principal: alice, role: admin}
+    - {principal: dev, role: developer}
 ${fleetYaml(`  pool:
     mode: group
     members: [{id: math}]
@@ -135,5 +136,28 @@ describe("requests a web page could make", () => {
     const local = await register({ origin: "http://localhost:3000" });
     expect(local.statusCode).toBe(201);
     expect((await send("DELETE", "/api/mcp_servers/csrf")).statusCode).toBe(200);
+  });
+});
+
+describe("what decides what runs on the host", () => {
+  it("takes the registering operator's permissions: a developer may edit a server but not its command or env", async () => {
+    const developer = await createApiKey(gw, "dev");
+    const as = (method: Method, url: string, payload: object) =>
+      gw.app.inject({ method, url, headers: { "x-api-key": developer }, payload });
+    const register = await as("POST", "/api/mcp_servers/", {
+      mcp_server_id: "devs",
+      mode: "subprocess",
+      command: ["node", "x.mjs"],
+    });
+    expect(register.statusCode).toBe(403);
+    expect(register.json().error.message).toContain("policy:write");
+    expect((await as("PATCH", "/api/mcp_servers/text", { description: "texts" })).statusCode).toBe(200);
+    const env = await as("PATCH", "/api/mcp_servers/text", { env: { NODE_OPTIONS: "--require=/tmp/x.js" } });
+    expect(env.statusCode).toBe(403);
+    expect(env.json().error).toMatchObject({
+      code: "AccessDeniedError",
+      details: { permission: "policy:write" },
+    });
+    expect(gw.gateway.services.fleet.require("text").spec.env).not.toHaveProperty("NODE_OPTIONS");
   });
 });

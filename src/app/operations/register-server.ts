@@ -16,6 +16,17 @@ const REQUIRED_BY_MODE: Record<ServerMode, "command" | "image" | "endpoint"> = {
   remote: "endpoint",
 };
 
+/**
+ * Spec 2 §5: "A registering operator needs mcp_servers:write, mcp_servers:lifecycle and
+ * policy:write, which only admin holds". A registration decides what runs on the gateway's host
+ * (a command, an image, an endpoint), and so does changing a server's environment.
+ */
+export const REGISTERING_PERMISSIONS = [
+  "mcp_servers:write",
+  "mcp_servers:lifecycle",
+  "policy:write",
+] as const;
+
 export const idleTtl = z.number().int().min(1).max(86_400);
 export const healthInterval = z.number().int().min(5).max(3600);
 export const envMap = z.record(z.string(), z.string());
@@ -40,7 +51,7 @@ export const registerServer = defineOperation({
   name: "register-server",
   kind: "command",
   summary: "Register an MCP server (cold, not started). Its provenance is always `api`.",
-  permissions: ["mcp_servers:write"],
+  permissions: REGISTERING_PERMISSIONS,
   // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
   input: z.record(z.string(), z.unknown()),
   async run({ fleet, groups, endpointGuard, repositories, clock }, body) {
