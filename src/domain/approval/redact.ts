@@ -70,6 +70,8 @@ const SECRET_VALUE_PATTERNS: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{35}\b/,
   /\bnpm_[A-Za-z0-9]{36}\b/,
   /^mcp_\S{8,}$/,
+  // Airlock's own keys (`mcp_` and 43 URL-safe base64 characters) anywhere in a text.
+  /\bmcp_[A-Za-z0-9_-]{32,}/,
 ];
 
 /** A URL carrying a password: only the password is replaced. */

@@ -66,6 +66,14 @@ describe("redaction of held arguments", () => {
     expect(redactArguments({ note: value })).toEqual({ note: REDACTED });
   });
 
+  it("replaces a text that carries an Airlock API key anywhere in it", () => {
+    const key = `mcp_${"aB3-_x".repeat(7)}Q`;
+    for (const text of [`please use ${key} for this`, `x-api-key: ${key}`, `${key} trailing`]) {
+      expect(redactString(text)).toBe(REDACTED);
+    }
+    expect(redactString("set mcp_server_id to math")).toBe("set mcp_server_id to math");
+  });
+
   it("keeps ordinary text, hex digests and numbers", () => {
     const digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     expect(redactString("delete the old reports")).toBe("delete the old reports");
