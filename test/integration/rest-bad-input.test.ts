@@ -27,7 +27,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 const send = (method: Method, url: string, payload?: string | object) =>
   gw.app.inject({
     method,
