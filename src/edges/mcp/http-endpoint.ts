@@ -20,8 +20,10 @@ import {
 } from "../http/plugins/authentication.js";
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
+import { ServerStreams, type StreamLimits, type StreamRecheck } from "./server-streams.js";
 import { replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
+import { callerAccess, frontDoorManagementTools } from "./tool-visibility.js";
 
 export interface McpEndpointOptions {
   /** Browser origins besides loopback ones (`http.allowed_origins`); requests without Origin pass. */
@@ -42,6 +44,8 @@ export interface McpEndpointOptions {
    * otherwise GET answers 405 (egress sends no server-initiated messages).
    */
   serverStream?: boolean;
+  /** The caps and longest age of GET streams (spec 2 §8 by default); for tests. */
+  streamLimits?: StreamLimits;
   /** With authentication on: every request is authenticated, and a session stays its principal's. */
   authentication?: HttpAuthentication;
   /**
@@ -89,6 +93,8 @@ export class McpHttpEndpoint {
   /** Rebuilds under way, so that concurrent requests for one session build it once. */
   private readonly restoring = new Map<string, Promise<Session | undefined>>();
 
+  /** The open GET streams (front door): caps, longest age, revocation. */
+  private readonly streams: ServerStreams | null;
   /** DNS-rebinding protection: why a request is foreign, or null. */
   private readonly foreign: ReturnType<typeof createBrowserGuard>;
 
@@ -100,6 +106,7 @@ export class McpHttpEndpoint {
       allowedOrigins: options.allowedOrigins ?? [],
       loopbackOnly: options.loopbackOnly !== false,
     });
+    this.streams = options.serverStream ? new ServerStreams(options.streamLimits) : null;
     this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     this.flusher = setInterval(() => void this.flushSeen(), TOUCH_FLUSH_MS);
@@ -239,8 +246,37 @@ export class McpHttpEndpoint {
     } else if (this.options.sessions) {
       this.pendingSeen.set(id, session.lastSeen / 1000);
     }
+    const opensStream = request.method === "GET" && this.streams !== null;
+    const refusal = opensStream ? this.streams?.refusal(caller) : null;
+    if (refusal) return reply.status(429).send(rpcError(-32000, refusal));
     reply.hijack();
     await session.transport.handle(request, reply.raw);
+    if (opensStream && reply.raw.statusCode === 200) {
+      this.streams?.track(caller, reply.raw, this.streamRecheck(request));
+    }
+  }
+
+  /**
+   * Judges an open stream's caller again from the request that opened it: its credential still
+   * authenticates (not revoked, not expired), and its roles still let it see a tool. Null with
+   * authentication off.
+   */
+  private streamRecheck(request: FastifyRequest): StreamRecheck | null {
+    const auth = this.options.authentication;
+    if (!auth) return null;
+    return async () => {
+      const outcome = await authenticateRequest(request, auth);
+      if (!outcome.ok) return false;
+      const access = callerAccess(this.services, {
+        principal: outcome.principal,
+        authenticated: outcome.authenticated,
+        channel: "mcp-http",
+      });
+      if (!access.identified) return false;
+      return (
+        (await access.mayUseUpstreams("tools/list")) || (await frontDoorManagementTools(access)).length > 0
+      );
+    };
   }
 
   /**
@@ -356,6 +392,7 @@ export class McpHttpEndpoint {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.streams?.close();
     clearInterval(this.flusher);
     await this.flushSeen();
     const all = [...this.sessions.entries()];
