@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../../src/app/context.js";
+import { ANONYMOUS } from "../../src/app/context.js";
 import type { EventBus } from "../../src/app/event-bus.js";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
 import { memoryStorage } from "../../src/composition/open-storage.js";
@@ -224,6 +225,25 @@ describe("the handshake", () => {
     const byQuery = connect(`${url}?token=mcp_k2`);
     expect(await byQuery.closed).toEqual({ code: 1008, reason: "API key has been revoked" });
     expect(seen).toEqual([{ apiKey: "mcp_k1", bearer: "jwt-1" }, { token: "mcp_k2" }]);
+  });
+
+  it("closes an open connection with 1008 once its credential is refused, at the next re-check", async () => {
+    let revoked = false;
+    const { url } = await serve({
+      timings: { ...FAST, recheckMs: 100 },
+      authenticate: async () =>
+        revoked
+          ? { ok: false, reason: "API key has been revoked" }
+          : { ok: true, principal: ANONYMOUS, authenticated: false },
+    });
+    const peer = connect(url);
+    const still = await Promise.race([
+      peer.closed,
+      new Promise((resolve) => setTimeout(() => resolve("open"), 300)),
+    ]);
+    expect(still).toBe("open");
+    revoked = true;
+    expect(await peer.closed).toEqual({ code: 1008, reason: "API key has been revoked" });
   });
 
   it("keeps the ?token= credential out of the request log", async () => {

@@ -94,12 +94,37 @@ export async function registerEventStream(
           }
           const { principal, authenticated, tenantScope } = verdict;
           hub.open(socket, { principal, authenticated, tenantScope });
+          closeWhenNoLongerAllowed(socket, request, rules, timings);
         },
       });
     },
     { prefix },
   );
   return hub;
+}
+
+/**
+ * Judges the handshake again every `recheckMs` from the request that opened the connection, and
+ * closes the connection (1008, with the reason) once it would be refused: a revoked or expired
+ * credential, `audit:read` lost, a JWT past its expiry. A connection outlives no revocation by more
+ * than one interval.
+ */
+function closeWhenNoLongerAllowed(
+  socket: StreamSocket,
+  request: FastifyRequest,
+  rules: HandshakeRules,
+  timings: StreamTimings,
+): void {
+  const timer = setInterval(() => {
+    void judgeHandshake(request, rules).then((verdict) => {
+      if (verdict.ok || socket.readyState === SOCKET_CLOSED) return;
+      clearInterval(timer);
+      socket.close(CLOSE_POLICY_VIOLATION, closeReason(verdict.reason));
+      setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
+    });
+  }, timings.recheckMs);
+  timer.unref();
+  socket.on("close", () => clearInterval(timer));
 }
 
 /**

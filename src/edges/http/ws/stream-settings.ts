@@ -14,6 +14,11 @@ export interface StreamTimings {
    * destroyed; `ws` would otherwise wait 30 s, which would hold up a shutdown on a dead peer.
    */
   closeGraceMs: number;
+  /**
+   * How often an open connection's handshake is judged again from its request: a connection whose
+   * credential was revoked or expired, or whose principal lost `audit:read`, is closed.
+   */
+  recheckMs: number;
 }
 
 export interface StreamLimits {
@@ -37,6 +42,7 @@ export const DEFAULT_TIMINGS: StreamTimings = Object.freeze({
   idleMs: 55_000,
   pongTimeoutMs: 10_000,
   closeGraceMs: 2_000,
+  recheckMs: 15_000,
 });
 
 export const DEFAULT_LIMITS: StreamLimits = Object.freeze({
