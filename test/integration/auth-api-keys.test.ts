@@ -73,6 +73,10 @@ describe("REST authentication", () => {
   it("refuses an API key sent as Authorization: Bearer", async () => {
     const response = await get("/api/mcp_servers/", undefined, { authorization: `Bearer ${keys.bob}` });
     expect(response.statusCode).toBe(401);
+    expect(response.json().details.reason).toBe(
+      "an API key goes in the API-key header, not in Authorization: Bearer",
+    );
+    expect(response.body).not.toContain(keys.bob as string);
   });
 
   it("lets a viewer read and refuses it changes with 403 AccessDeniedError", async () => {

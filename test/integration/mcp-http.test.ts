@@ -283,6 +283,28 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     });
   });
 
+  it("answers a GET or DELETE without a session id with 400, and a body over 4 MiB with a JSON-RPC 413", async () => {
+    for (const method of ["DELETE"] as const) {
+      const res = await fetch(new URL("/mcp", baseUrl), { method, headers: { accept: "text/event-stream" } });
+      expect([method, res.status]).toEqual([method, 400]);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
+        "Mcp-Session-Id",
+      );
+    }
+    const big = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "ping",
+        params: { pad: "x".repeat(5 * 1024 * 1024) },
+      }),
+    });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 }, id: null });
+  });
+
   it("refuses a Host that does not name the loopback interface with 403", async () => {
     const res = await gw.app.inject({
       method: "POST",

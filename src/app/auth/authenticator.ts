@@ -156,9 +156,10 @@ export class Authenticator {
 
   private async byToken(token: string): Promise<Authentication> {
     // `Authorization: Bearer` carries JWTs only: an API key there is refused (spec 2 §5).
-    if (token.startsWith("mcp_") || !this.deps.tokens) {
-      return { ok: false, message: NO_CREDENTIALS, method: "jwt" };
+    if (token.startsWith("mcp_")) {
+      return { ok: false, message: NO_CREDENTIALS, method: "jwt", reason: KEY_AS_BEARER };
     }
+    if (!this.deps.tokens) return { ok: false, message: NO_CREDENTIALS, method: "jwt" };
     const verdict = await this.deps.tokens.verify(token);
     if (!verdict.ok) return { ok: false, message: NO_CREDENTIALS, method: "jwt", reason: verdict.reason };
     const { subject, tenant_id, groups } = verdict.token;
@@ -169,5 +170,8 @@ export class Authenticator {
     };
   }
 }
+
+/** Why an API key sent as `Authorization: Bearer` is refused (the key itself is never repeated). */
+export const KEY_AS_BEARER = "an API key goes in the API-key header, not in Authorization: Bearer";
 
 export const TOO_MANY_ATTEMPTS = "Too many failed authentication attempts; try again later";

@@ -6,7 +6,13 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from "fastify";
 import type { RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
@@ -130,7 +136,9 @@ export class McpHttpEndpoint {
       if (refusal) reply.status(403).send(rpcError(-32000, refusal));
       else done();
     };
-    app.post(path, { onRequest }, (request, reply) => this.handlePost(request, reply));
+    app.post(path, { onRequest, errorHandler: transportErrors }, (request, reply) =>
+      this.handlePost(request, reply),
+    );
     app.delete(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
     if (this.options.serverStream) {
       app.get(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
@@ -224,6 +232,10 @@ export class McpHttpEndpoint {
     const caller = await this.authenticate(request, reply);
     if (!caller) return;
     const id = request.headers["mcp-session-id"];
+    // Streamable HTTP: a request other than initialization without a session id is a 400.
+    if (id === undefined || id === "") {
+      return reply.status(400).send(rpcError(-32000, "Bad Request: Mcp-Session-Id header is required"));
+    }
     let session: Session | undefined;
     try {
       session = typeof id === "string" ? await this.find(id, caller) : undefined;
@@ -403,4 +415,20 @@ export class McpHttpEndpoint {
 
 function rpcError(code: number, message: string) {
   return { jsonrpc: "2.0", error: { code, message }, id: null };
+}
+
+/**
+ * What the HTTP layer refuses before the endpoint reads a POST (a body over 4 MiB, 413), answered
+ * as a JSON-RPC error object, as the MCP SDK's transport would, rather than in REST's flat shape.
+ */
+function transportErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
+  if (status === 500) request.log.error({ err: error }, "MCP request failed");
+  const message =
+    status === 413
+      ? "Request body too large: 4 MiB at most"
+      : status < 500
+        ? "Bad Request: the request could not be read"
+        : "Internal error";
+  reply.status(status).send(rpcError(-32000, message));
 }
