@@ -11,9 +11,13 @@ const DRIFTING = resolve("test/fixtures/servers/drifting.mjs");
 
 let harness: FleetHarness | null = null;
 const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+/** Run after each test, once its harness closed (temporary folders). */
+const cleanups: (() => void)[] = [];
+
 afterEach(async () => {
   await harness?.close();
   harness = null;
+  for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
 const call = (
@@ -150,56 +154,47 @@ describe("declared capabilities", () => {
     expect((await refusal(call(harness, "ctl", "echo", { message: "x" }))).type).toBe("CircuitBreakerOpen");
   });
 
-  it("kill a server under block whose undeclared tool appears after start, at the next health check", async () => {
-    harness = makeFleet();
+  /** The drifting server with its four tools declared, started; `appear()` makes `extra` appear. */
+  async function driftingWithDeclaredTools(mode: "block" | "warn") {
+    const h = makeFleet();
+    harness = h;
     const dir = mkdtempSync(join(tmpdir(), "airlock-caps-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const marker = join(dir, "extra");
-    try {
-      const server = harness.fleet.register({
-        ...controllable("drift"),
-        command: ["node", DRIFTING],
-        env: { DRIFT_EXTRA_TOOL_FILE: marker },
-        capabilities: { tools: ["lookup", "query", "bad_header", "stable"], enforcement_mode: "block" },
-      });
-      await harness.fleet.start(server, true);
-      expect(await harness.fleet.checkHealth(server)).toBe(true);
+    const server = h.fleet.register({
+      ...controllable("drift"),
+      command: ["node", DRIFTING],
+      env: { DRIFT_EXTRA_TOOL_FILE: marker },
+      capabilities: { tools: ["lookup", "query", "bad_header", "stable"], enforcement_mode: mode },
+    });
+    await h.fleet.start(server, true);
+    return { h, server, appear: () => writeFileSync(marker, "") };
+  }
 
-      writeFileSync(marker, "");
-      expect(await harness.fleet.checkHealth(server)).toBe(false);
-      expect(server.lifecycle.state).toBe("dead");
-      expect(server.lifecycle.dead?.reason).toBe("capability_blocked");
-      expect(server.alive).toBe(false);
-      expect(server.tools?.map((tool) => tool.name)).not.toContain("extra");
-      expect(harness.events.filter((event) => event.type === "HealthCheckPassed")).toHaveLength(1);
-      expect((await refusal(call(harness, "drift", "extra", {}))).type).toBe("CircuitBreakerOpen");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it("kill a server under block whose undeclared tool appears after start, at the next health check", async () => {
+    const { h, server, appear } = await driftingWithDeclaredTools("block");
+    expect(await h.fleet.checkHealth(server)).toBe(true);
+
+    appear();
+    expect(await h.fleet.checkHealth(server)).toBe(false);
+    expect(server.lifecycle.state).toBe("dead");
+    expect(server.lifecycle.dead?.reason).toBe("capability_blocked");
+    expect(server.alive).toBe(false);
+    expect(server.tools?.map((tool) => tool.name)).not.toContain("extra");
+    expect(h.events.filter((event) => event.type === "HealthCheckPassed")).toHaveLength(1);
+    expect((await refusal(call(h, "drift", "extra", {}))).type).toBe("CircuitBreakerOpen");
   });
 
   it("report a tool that appears after start once under enforcement warn, and keep serving", async () => {
-    harness = makeFleet();
-    const dir = mkdtempSync(join(tmpdir(), "airlock-caps-"));
-    const marker = join(dir, "extra");
-    try {
-      const server = harness.fleet.register({
-        ...controllable("drift"),
-        command: ["node", DRIFTING],
-        env: { DRIFT_EXTRA_TOOL_FILE: marker },
-        capabilities: { tools: ["lookup", "query", "bad_header", "stable"], enforcement_mode: "warn" },
-      });
-      await harness.fleet.start(server, true);
-      writeFileSync(marker, "");
-      expect(await harness.fleet.checkHealth(server)).toBe(true);
-      expect(await harness.fleet.checkHealth(server)).toBe(true);
-      expect(server.lifecycle.state).toBe("ready");
-      const reports = server.logs
-        .tail(50)
-        .filter((line) => line.content.includes("undeclared tools (warn): extra"));
-      expect(reports).toHaveLength(1);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { h, server, appear } = await driftingWithDeclaredTools("warn");
+    appear();
+    expect(await h.fleet.checkHealth(server)).toBe(true);
+    expect(await h.fleet.checkHealth(server)).toBe(true);
+    expect(server.lifecycle.state).toBe("ready");
+    const reports = server.logs
+      .tail(50)
+      .filter((line) => line.content.includes("undeclared tools (warn): extra"));
+    expect(reports).toHaveLength(1);
   });
 
   it("only report undeclared tools under enforcement warn", async () => {
