@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 import { CLI, writeTempConfig } from "../support/cli.js";
@@ -25,6 +26,37 @@ describe("airlock serve --stdio", () => {
       expect(stop.json).toEqual({ stopped: "text", reason: "user_request" });
     } finally {
       await client.close();
+    }
+  });
+
+  it("answers a line that is not JSON with -32700 and one that is no JSON-RPC message with -32600", async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--stdio", "--config", writeTempConfig(fleetYaml())],
+      {
+        stdio: ["pipe", "pipe", "ignore"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+    });
+    try {
+      child.stdin.write("this is not json\n");
+      child.stdin.write('{"foo":1}\n');
+      child.stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+      await waitFor(() => out.includes('"id":8'), 15_000);
+      const answers = out
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(answers).toEqual([
+        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+        { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } },
+        { jsonrpc: "2.0", id: 8, result: {} },
+      ]);
+    } finally {
+      child.kill("SIGTERM");
     }
   });
 

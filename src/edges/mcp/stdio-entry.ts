@@ -25,6 +25,8 @@ export async function serveStdio(
     ? sessionServer("stdio", contextOf)
     : createManagementServer(services, contextOf);
   const transport = new StdioServerTransport();
+  // Set before `connect`, which keeps it and calls it first.
+  transport.onerror = (error) => answerUnreadableLine(transport, error);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
     process.stdin.once("end", () => resolve());
@@ -37,4 +39,17 @@ export async function serveStdio(
       process.stdin.destroy();
     },
   };
+}
+
+/**
+ * Answers a line the transport could not read, as JSON-RPC 2.0 asks (the id unknown, so null):
+ * -32700 for a line that is not JSON, -32600 for JSON that is no JSON-RPC message (a batch array
+ * among them: the MCP revisions this gateway speaks send one message per line). The SDK's stdio
+ * transport only reports such lines; other errors (stdin itself) are not answered.
+ */
+function answerUnreadableLine(transport: StdioServerTransport, error: Error): void {
+  const code = error instanceof SyntaxError ? -32700 : error.name === "ZodError" ? -32600 : null;
+  if (code === null) return;
+  const message = code === -32700 ? "Parse error" : "Invalid Request";
+  void transport.send({ jsonrpc: "2.0", id: null, error: { code, message } } as never).catch(() => undefined);
 }
