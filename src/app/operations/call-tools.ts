@@ -254,7 +254,10 @@ async function runCall(
       };
     } catch (error) {
       const known = error instanceof GatewayError ? error : null;
-      if (known?.retryable && attempt < batch.max_attempts && !ctx.signal?.aborted) continue;
+      if (known?.retryable && attempt < batch.max_attempts && !ctx.signal?.aborted) {
+        await retryPause(attempt, ctx.signal);
+        continue;
+      }
       if (!known) services.logger.error({ err: String(error), call_id }, "tool call failed unexpectedly");
       return failure(
         index,
@@ -293,6 +296,23 @@ async function invokeRefusal(
     services.invoker.recordRefusal(server, call.tool, { callId, timeoutMs: 0, caller }, refusal);
   }
   return refusal;
+}
+
+/** Pause before attempt `attempt + 1`: 100 ms, doubling, at most 1 s (a busy budget may free). */
+const RETRY_BASE_MS = 100;
+const RETRY_MAX_MS = 1_000;
+
+function retryPause(attempt: number, signal: AbortSignal | undefined): Promise<void> {
+  const ms = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 function failure(
