@@ -9,6 +9,7 @@ import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import type { TokenVerifier } from "../app/ports/token-verifier.js";
 import type { EnvSettings } from "../config/load.js";
 import type { GatewayConfig } from "../config/schema.js";
+import { API_KEY_PREFIX } from "../domain/auth/api-key-format.js";
 import { TrustedProxies } from "../edges/http/client-address.js";
 import type { HttpAuthentication } from "../edges/http/plugins/authentication.js";
 import { protectedResourceMetadataUrl } from "../edges/http/routes/protected-resource.js";
@@ -72,14 +73,17 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
     authenticator,
     http,
     // `?token=` carries either kind of credential: an API key by its prefix, a JWT otherwise.
-    streamAuthenticator: async (credentials, request) => {
+    streamAuthenticator: async (credentials, request, judge = "handshake") => {
       const token = credentials.token;
-      const viaQuery = token?.startsWith("mcp_") ? { apiKey: token } : { bearer: token };
-      const outcome = await authenticator.authenticate({
+      const viaQuery = token?.startsWith(API_KEY_PREFIX) ? { apiKey: token } : { bearer: token };
+      const given = {
         apiKey: credentials.apiKey ?? viaQuery.apiKey,
         bearer: credentials.bearer ?? viaQuery.bearer,
         clientAddress: proxies.clientAddress(request),
-      });
+      };
+      const outcome = await (judge === "recheck"
+        ? authenticator.recheck(given)
+        : authenticator.authenticate(given));
       return outcome.ok ? outcome : { ok: false, reason: outcome.message };
     },
     streamAuthorizer: async (principal) => {

@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { isMap, LineCounter, parseDocument } from "yaml";
+import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import {
   applyOverrides,
   type CliOverrides,
@@ -149,7 +149,8 @@ function readYaml(text: string, sourceName: string): { value: unknown; issues: C
   if (issues.length > 0) return { value: undefined, issues };
   const contents = document.contents;
   if (contents !== null && !isMap(contents)) {
-    const kind = Array.isArray(document.toJS()) ? "a list" : "a scalar";
+    // Decided from the node, not its value: a root list may hold aliases that cannot be expanded.
+    const kind = isSeq(contents) ? "a list" : "a scalar";
     return {
       value: undefined,
       issues: [
@@ -164,18 +165,13 @@ function readYaml(text: string, sourceName: string): { value: unknown; issues: C
   try {
     return { value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), issues };
   } catch (error) {
-    // The yaml library refuses aliases that expand past the bound (a "billion laughs" document).
+    // The yaml library refuses an alias to no anchor, and aliases that expand past the bound (a
+    // "billion laughs" document), with a ReferenceError; its first words say which.
     if (!(error instanceof ReferenceError)) throw error;
-    return {
-      value: undefined,
-      issues: [
-        {
-          path: sourceName,
-          message: `YAML aliases expand too far: a node may be reached through at most ${MAX_ALIAS_COUNT} aliases`,
-          code: "yaml_syntax",
-        },
-      ],
-    };
+    const message = error.message.startsWith("Excessive alias count")
+      ? `YAML aliases expand too far: a node may be reached through at most ${MAX_ALIAS_COUNT} aliases`
+      : `YAML alias refers to no anchor: ${error.message.split("\n")[0]}`;
+    return { value: undefined, issues: [{ path: sourceName, message, code: "yaml_syntax" }] };
   }
 }
 

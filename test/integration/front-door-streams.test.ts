@@ -22,6 +22,8 @@ beforeAll(async () => {
 tool_access: {mode: front_door}
 auth:
   enabled: true
+  # Low, so that a re-check counting as a failed login would lock the test's address out.
+  rate_limit: {max_attempts: 2, window_seconds: 60, lockout_seconds: 60}
   role_assignments:
     - {principal: viewer1, role: viewer}
     - {principal: viewer2, role: viewer}
@@ -125,7 +127,26 @@ describe("the front door's GET streams", () => {
     ).toBe(true);
   });
 
-  it("ends a stream when its principal's roles no longer let it see a tool", async () => {
+  it("counts no failed login for a re-check: a revoked key's streams do not lock its address out", async () => {
+    const doomed = await key("viewer1");
+    const streams = [await openStream(doomed), await openStream(doomed)];
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
+    const { repositories } = gateway.services;
+    const live = (await repositories.apiKeys.list("viewer1", false)).at(-1);
+    await repositories.apiKeys.revoke(live?.key_id ?? "", {
+      revoked_by: "test",
+      reason: "test",
+      at: Date.now() / 1000,
+    });
+    await Promise.all(streams.map((stream) => stream.ended));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const other = await fetch(new URL("/api/mcp_servers/", base), {
+      headers: { "x-api-key": await key("viewer2") },
+    });
+    expect(other.status).toBe(200);
+  });
+
+  it("ends a stream when its principal loses a role it held when the stream opened", async () => {
     const { repositories, authorizer } = gateway.services;
     await repositories.roleAssignments.assign({
       principal_id: "viewer3",

@@ -1,10 +1,9 @@
 import { SERVER_ID_CHARS, SERVER_ID_PATTERN } from "../../domain/server/server-id.js";
 
 /**
- * A name that breaks the server id rule is reported as a problem line by the source that found it,
- * so the operator sees which container, pod, file or package is at fault.
+ * Why `name` cannot be a server id, or undefined when it can. A source reports such a name as a
+ * problem line, so the operator sees which container, pod, file or package is at fault.
  */
-/** Why `name` cannot be a server id, or undefined when it can. */
 export function nameProblem(name: string): string | undefined {
   return SERVER_ID_PATTERN.test(name) ? undefined : `is not a valid server id (${SERVER_ID_CHARS})`;
 }

@@ -1,3 +1,4 @@
+import { API_KEY_PREFIX } from "../../domain/auth/api-key-format.js";
 import { andThen, type MaybePromise } from "../../domain/maybe-promise.js";
 import { ANONYMOUS, type Principal } from "../context.js";
 import type { ApiKeyRecord, ApiKeyRepository, ApiKeyUse } from "../ports/api-key-repository.js";
@@ -106,6 +107,17 @@ export class Authenticator {
     });
   }
 
+  /**
+   * The outcome for credentials accepted once and judged again (an open stream): revocation and
+   * expiry as for a request, but the login lockout is neither counted nor consulted and no event is
+   * published: a revoked key's many streams must not lock its address out, nor a lockout of a
+   * shared address end other callers' valid streams.
+   */
+  recheck(credentials: Credentials): MaybePromise<Authentication> {
+    const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
+    return this.identify(credentials, method);
+  }
+
   /** Writes pending `last_used_at` updates; called on an interval and at shutdown. */
   async flushUses(): Promise<void> {
     if (this.uses.size === 0) return;
@@ -132,7 +144,7 @@ export class Authenticator {
   }
 
   private byApiKey(raw: string): MaybePromise<Authentication> {
-    if (!raw.startsWith("mcp_")) return { ok: false, message: BAD_KEY_FORMAT, method: "api_key" };
+    if (!raw.startsWith(API_KEY_PREFIX)) return { ok: false, message: BAD_KEY_FORMAT, method: "api_key" };
     return andThen(this.deps.apiKeys.findByHash(this.deps.hasher.sha256Hex(raw)), (key) =>
       this.judgeKey(key),
     );
@@ -156,7 +168,7 @@ export class Authenticator {
 
   private async byToken(token: string): Promise<Authentication> {
     // `Authorization: Bearer` carries JWTs only: an API key there is refused (spec 2 §5).
-    if (token.startsWith("mcp_")) {
+    if (token.startsWith(API_KEY_PREFIX)) {
       return { ok: false, message: NO_CREDENTIALS, method: "jwt", reason: KEY_AS_BEARER };
     }
     if (!this.deps.tokens) return { ok: false, message: NO_CREDENTIALS, method: "jwt" };

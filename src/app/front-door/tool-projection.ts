@@ -119,7 +119,7 @@ export class ToolProjection {
     for (const { target, tools } of offers) {
       for (const tool of tools) {
         if (this.reservedNames.has(tool.name)) {
-          this.logShadowed(tool.name, "the gateway (a management tool)", target);
+          this.logShadowed(tool.name, target, "an upstream tool named like a management tool is not listed");
           continue;
         }
         const first = byName.get(tool.name);
@@ -127,7 +127,12 @@ export class ToolProjection {
           byName.set(tool.name, { tool, target });
           continue;
         }
-        this.logShadowed(tool.name, first.target, target);
+        this.logShadowed(
+          tool.name,
+          target,
+          "two targets offer a tool of the same name on the front door; the first in id order serves it",
+          first.target,
+        );
       }
     }
     return byName;
@@ -143,13 +148,10 @@ export class ToolProjection {
     return server.tools.filter((tool) => combinedVerdict(policies, tool.name) !== "deny");
   }
 
-  private logShadowed(name: string, served: string, shadowed: string): void {
+  private logShadowed(name: string, shadowed: string, why: string, servedBy?: string): void {
     const key = `${name}\u0000${shadowed}`;
     if (this.shadowedLogged.has(key)) return;
     this.shadowedLogged.add(key);
-    this.services.logger.warn(
-      { tool: name, served_by: served, shadowed: shadowed },
-      "two targets offer a tool of the same name on the front door; the first in id order serves it",
-    );
+    this.services.logger.warn({ tool: name, shadowed, ...(servedBy && { served_by: servedBy }) }, why);
   }
 }

@@ -32,6 +32,9 @@ export const fetchContinuation = defineOperation({
   kind: "query",
   summary: "Read a slice of a truncated result kept under a continuation id.",
   permissions: ["tool:invoke"],
+  // A caller granted `tool:invoke` for some servers reads what its calls left; the owner check
+  // below confines it to its own continuations.
+  checkedPerResource: true,
   tenantAware: true,
   input: z.object({
     continuation_id: z.string().min(1).describe("cont_<batch_id>_<call_index>_<8 hex>"),
@@ -79,6 +82,9 @@ export const deleteContinuation = defineOperation({
   kind: "command",
   summary: "Drop a continuation before it expires.",
   permissions: ["tool:invoke"],
+  // A caller granted `tool:invoke` for some servers reads what its calls left; the owner check
+  // below confines it to its own continuations.
+  checkedPerResource: true,
   tenantAware: true,
   input: z.object({ continuation_id: z.string().min(1).describe("The continuation to drop") }),
   async run(services, input, ctx) {

@@ -2,6 +2,11 @@ import { z } from "zod";
 import { defineOperation } from "../operation.js";
 import { notConfigured } from "./unavailable.js";
 
+/** The parameters as advertised to MCP clients. */
+export const reloadConfigParams = z.object({
+  graceful: z.boolean().default(true).describe("Recorded on the reload request event"),
+});
+
 /**
  * Reloads the configuration file the gateway was started with (spec 2 §3): added servers are
  * registered cold, removed ones stopped then removed, modified ones stopped and registered again
@@ -9,11 +14,6 @@ import { notConfigured } from "./unavailable.js";
  * fails with `Configuration reload failed: <reason>`. `graceful` is recorded on the request event;
  * both values stop removed and modified servers at once.
  */
-/** The parameters as advertised to MCP clients. */
-export const reloadConfigParams = z.object({
-  graceful: z.boolean().default(true).describe("Recorded on the reload request event"),
-});
-
 export const reloadConfig = defineOperation({
   name: "reload-config",
   kind: "command",

@@ -70,8 +70,9 @@ const SECRET_VALUE_PATTERNS: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{35}\b/,
   /\bnpm_[A-Za-z0-9]{36}\b/,
   /^mcp_\S{8,}$/,
-  // Airlock's own keys (`mcp_` and 43 URL-safe base64 characters) anywhere in a text.
-  /\bmcp_[A-Za-z0-9_-]{32,}/,
+  // Airlock's own keys (`mcp_` and 43 URL-safe base64 characters, 32 random bytes) anywhere in a
+  // text; a longer identifier (`mcp_servers_..._override`) is not one.
+  /\bmcp_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/,
 ];
 
 /** A URL carrying a password: only the password is replaced. */

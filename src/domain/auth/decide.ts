@@ -1,9 +1,8 @@
 import { covers, type ParsedPermission } from "./permissions.js";
+import type { ParsedScope } from "./scope.js";
 
 /** Whether a grant covers a required permission: {@link covers}, or a looser rule. */
 export type GrantMatch = (grant: ParsedPermission, required: ParsedPermission) => boolean;
-
-import type { ParsedScope } from "./scope.js";
 
 /** A role a principal holds within a scope, with the role's parsed grants. */
 export interface HeldRole {

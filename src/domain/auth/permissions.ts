@@ -44,8 +44,7 @@ function canonicalResource(resource: string): string {
 
 /** Whether `grant` covers `required`. */
 export function covers(grant: ParsedPermission, required: ParsedPermission): boolean {
-  if (grant.resource !== "*" && grant.resource !== required.resource) return false;
-  if (grant.action !== "*" && grant.action !== required.action) return false;
+  if (!coversSomeId(grant, required)) return false;
   if (grant.id === null || grant.id === "*") return true;
   return grant.id === required.id;
 }

@@ -3,7 +3,12 @@ import type { AppServices } from "../../app/services.js";
 import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./plugins/errors.js";
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  MAX_PATH_PARAM_LENGTH,
+  registerErrorHandling,
+} from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
 import { checkRequestShape } from "./plugins/request-shape.js";
 import { approvalCallbackRoutes, approvalRoutes } from "./routes/approvals.js";
@@ -55,7 +60,7 @@ export async function buildHttpApp(
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     // Collection paths differ only by the trailing slash; the bare one redirects. A path parameter
     // may be as long as a session id (1-128 characters, spec 1 "Session"); the router's default is 100.
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 256 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
   });

@@ -13,7 +13,7 @@ import type {
   FastifyRequest,
   onRequestHookHandler,
 } from "fastify";
-import type { RequestContext } from "../../app/context.js";
+import type { Principal, RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
@@ -29,7 +29,6 @@ import { createManagementServer } from "./management-server.js";
 import { ServerStreams, type StreamLimits, type StreamRecheck } from "./server-streams.js";
 import { replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
-import { callerAccess, frontDoorManagementTools } from "./tool-visibility.js";
 
 export interface McpEndpointOptions {
   /** Browser origins besides loopback ones (`http.allowed_origins`); requests without Origin pass. */
@@ -258,36 +257,38 @@ export class McpHttpEndpoint {
     } else if (this.options.sessions) {
       this.pendingSeen.set(id, session.lastSeen / 1000);
     }
-    const opensStream = request.method === "GET" && this.streams !== null;
-    const refusal = opensStream ? this.streams?.refusal(caller) : null;
-    if (refusal) return reply.status(429).send(rpcError(-32000, refusal));
+    const place = request.method === "GET" ? this.streams?.reserve(caller) : undefined;
+    if (place && "refusal" in place) return reply.status(429).send(rpcError(-32000, place.refusal));
     reply.hijack();
-    await session.transport.handle(request, reply.raw);
-    if (opensStream && reply.raw.statusCode === 200) {
-      this.streams?.track(caller, reply.raw, this.streamRecheck(request));
+    try {
+      await session.transport.handle(request, reply.raw);
+    } catch (error) {
+      place?.settle(null, null);
+      throw error;
+    }
+    if (place) {
+      const opened = reply.raw.statusCode === 200;
+      place.settle(opened ? reply.raw : null, opened ? await this.streamRecheck(request, caller) : null);
     }
   }
 
   /**
    * Judges an open stream's caller again from the request that opened it: its credential still
-   * authenticates (not revoked, not expired), and its roles still let it see a tool. Null with
-   * authentication off.
+   * authenticates (not revoked, not expired), and it still holds every role it held when the
+   * stream opened (an assignment revoked ends the stream). Null with authentication off.
    */
-  private streamRecheck(request: FastifyRequest): StreamRecheck | null {
+  private async streamRecheck(request: FastifyRequest, caller: Caller): Promise<StreamRecheck | null> {
     const auth = this.options.authentication;
     if (!auth) return null;
+    const { authorizer } = this.services;
+    const roleNames = async (principal: Principal) =>
+      new Set((await authorizer.heldRoles(principal)).map((held) => held.role));
+    const opened = await roleNames(caller.principal);
     return async () => {
-      const outcome = await authenticateRequest(request, auth);
+      const outcome = await authenticateRequest(request, auth, "recheck");
       if (!outcome.ok) return false;
-      const access = callerAccess(this.services, {
-        principal: outcome.principal,
-        authenticated: outcome.authenticated,
-        channel: "mcp-http",
-      });
-      if (!access.identified) return false;
-      return (
-        (await access.mayUseUpstreams("tools/list")) || (await frontDoorManagementTools(access)).length > 0
-      );
+      const now = await roleNames(outcome.principal);
+      return [...opened].every((role) => now.has(role));
     };
   }
 

@@ -21,9 +21,10 @@ export type StreamRecheck = () => Promise<boolean>;
 interface OpenStream {
   readonly principal: string;
   readonly tenant: string | null;
-  readonly res: ServerResponse;
-  readonly recheck: StreamRecheck | null;
-  readonly ends: NodeJS.Timeout;
+  /** Null while the place is reserved and the stream not open yet. */
+  res: ServerResponse | null;
+  recheck: StreamRecheck | null;
+  ends: NodeJS.Timeout | null;
 }
 
 /**
@@ -40,8 +41,14 @@ export class ServerStreams {
     this.checker.unref();
   }
 
-  /** Why `caller` may not open another stream now (for a 429), or null when it may. */
-  refusal(caller: Caller): string | null {
+  /**
+   * Holds a place for a stream of `caller` before it opens (so that concurrent requests cannot pass
+   * the caps together): a refusal to answer with 429, or a place that `settle` fills with the
+   * response once the stream opened (null when it did not, which frees the place).
+   */
+  reserve(
+    caller: Caller,
+  ): { refusal: string } | { settle: (res: ServerResponse | null, recheck: StreamRecheck | null) => void } {
     const { id, tenant_id } = caller.principal;
     let byPrincipal = 0;
     let byTenant = 0;
@@ -50,28 +57,31 @@ export class ServerStreams {
       if (tenant_id !== null && stream.tenant === tenant_id) byTenant++;
     }
     if (byPrincipal >= this.limits.perPrincipal)
-      return `Too many open streams: at most ${this.limits.perPrincipal} per principal on this replica`;
+      return {
+        refusal: `Too many open streams: at most ${this.limits.perPrincipal} per principal on this replica`,
+      };
     if (byTenant >= this.limits.perTenant)
-      return `Too many open streams: at most ${this.limits.perTenant} per tenant on this replica`;
-    return null;
-  }
-
-  /** Counts a stream that opened on `res` until it closes; `recheck` null: nothing to judge again. */
-  track(caller: Caller, res: ServerResponse, recheck: StreamRecheck | null): void {
-    if (res.writableEnded || res.destroyed) return;
-    const stream: OpenStream = {
-      principal: caller.principal.id,
-      tenant: caller.principal.tenant_id,
-      res,
-      recheck,
-      ends: setTimeout(() => res.end(), this.limits.maxAgeMs),
-    };
-    stream.ends.unref();
+      return {
+        refusal: `Too many open streams: at most ${this.limits.perTenant} per tenant on this replica`,
+      };
+    const stream: OpenStream = { principal: id, tenant: tenant_id, res: null, recheck: null, ends: null };
     this.open.add(stream);
-    res.once("close", () => {
-      clearTimeout(stream.ends);
-      this.open.delete(stream);
-    });
+    return {
+      settle: (res, recheck) => {
+        if (!res || res.writableEnded || res.destroyed) {
+          this.open.delete(stream);
+          return;
+        }
+        stream.res = res;
+        stream.recheck = recheck;
+        stream.ends = setTimeout(() => res.end(), this.limits.maxAgeMs);
+        stream.ends.unref();
+        res.once("close", () => {
+          if (stream.ends) clearTimeout(stream.ends);
+          this.open.delete(stream);
+        });
+      },
+    };
   }
 
   get size(): number {
@@ -87,7 +97,7 @@ export class ServerStreams {
       [...this.open].map(async (stream) => {
         if (!stream.recheck) return;
         const allowed = await stream.recheck().catch(() => false);
-        if (!allowed) stream.res.end();
+        if (!allowed) stream.res?.end();
       }),
     );
   }

@@ -42,12 +42,17 @@ export interface HttpAuthentication {
 export function authenticateRequest(
   request: FastifyRequest,
   auth: HttpAuthentication,
+  judge: "request" | "recheck" = "request",
 ): MaybePromise<Authentication & { clientAddress: string }> {
   const clientAddress = auth.proxies.clientAddress(request);
   const { apiKey, bearer } = headerCredentials(request, auth.apiKeyHeader);
-  return andThen(auth.authenticator.authenticate({ apiKey, bearer, clientAddress }), (outcome) =>
-    withAddress(outcome, clientAddress),
-  );
+  const credentials = { apiKey, bearer, clientAddress };
+  // A recheck (an open stream judged again) neither counts toward nor consults the lockout.
+  const outcome =
+    judge === "recheck"
+      ? auth.authenticator.recheck(credentials)
+      : auth.authenticator.authenticate(credentials);
+  return andThen(outcome, (settled) => withAddress(settled, clientAddress));
 }
 
 /**

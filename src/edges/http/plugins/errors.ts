@@ -69,15 +69,27 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
+/** Longest path parameter the router reads (a session id is 1-128 characters, spec 1). */
+export const MAX_PATH_PARAM_LENGTH = 256;
+
 /**
  * What the router refuses before any route runs, in the flat shape of handler checks (spec 2 §7)
  * rather than the framework's own body (which names its error codes): a path that is not valid
  * percent-encoding answers 400 `invalid_url`, a path parameter over the router's length 414
- * `uri_too_long`. The path is not repeated back.
+ * `uri_too_long`, a failed route constraint 500. The path is not repeated back.
  */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === "FST_ERR_ASYNC_CONSTRAINT") {
+    reply
+      .status(500)
+      .send({ error: { code: "InternalServerError", message: INTERNAL_ERROR_MESSAGE, details: null } });
+    return;
+  }
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
-    reply.status(414).send({ error: "uri_too_long", detail: "a path segment is longer than 256 characters" });
+    reply.status(414).send({
+      error: "uri_too_long",
+      detail: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+    });
     return;
   }
   reply
@@ -85,18 +97,25 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
     .send({ error: "invalid_url", detail: "the path is not a valid URL (bad percent-encoding)" });
 }
 
-const CLIENT_ERROR_BODY = JSON.stringify({ error: "bad_request", detail: "the request could not be read" });
+/** Statuses a request HTTP itself cannot read is answered with, by Node's parser error code. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, [number, string]>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout"],
+  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large"],
+};
 
 /**
  * An HTTP request Node's parser refuses (conflicting `Content-Length` and `Transfer-Encoding`,
- * malformed headers) gets a 400 in the flat shape, then the connection is closed.
+ * malformed headers; 408 and 431 for a timeout and oversized headers) gets its status with a body
+ * in the flat shape, then the socket is destroyed (it may be half-open: ending it would let the
+ * peer hold it).
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || error.code === "ECONNRESET") {
-    socket.destroy();
-    return;
+  if (socket.writable && error.code !== "ECONNRESET") {
+    const [status, text] = CLIENT_ERROR_STATUS[error.code ?? ""] ?? [400, "Bad Request"];
+    const body = JSON.stringify({ error: "bad_request", detail: "the request could not be read" });
+    socket.write(
+      `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(CLIENT_ERROR_BODY)}\r\nConnection: close\r\n\r\n${CLIENT_ERROR_BODY}`,
-  );
+  socket.destroy();
 }

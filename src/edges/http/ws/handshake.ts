@@ -26,6 +26,8 @@ export type StreamAuthentication =
 export type StreamAuthenticator = (
   credentials: StreamCredentials,
   request: FastifyRequest,
+  /** `recheck`: an open connection judged again (no lockout counted or consulted, no event). */
+  judge?: "handshake" | "recheck",
 ) => Promise<StreamAuthentication>;
 
 /**
@@ -68,6 +70,7 @@ const AUTHENTICATION_FAILED = "Authentication failed";
 export async function judgeHandshake(
   request: FastifyRequest,
   rules: HandshakeRules,
+  judge: "handshake" | "recheck" = "handshake",
 ): Promise<HandshakeVerdict> {
   const origin = singleHeader(request, "origin");
   if (!rules.originAllowed(origin)) {
@@ -76,7 +79,7 @@ export async function judgeHandshake(
   }
   let authentication: StreamAuthentication;
   try {
-    authentication = await rules.authenticate(credentialsOf(request, rules.apiKeyHeader), request);
+    authentication = await rules.authenticate(credentialsOf(request, rules.apiKeyHeader), request, judge);
   } catch (error) {
     rules.logger.error({ err: String(error) }, "event stream authentication threw");
     return { ok: false, reason: AUTHENTICATION_FAILED };

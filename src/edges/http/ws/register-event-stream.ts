@@ -43,6 +43,8 @@ export const EVENT_STREAM_PATH = "/ws/events";
 /** Client frames are small JSON objects; 64 KiB leaves room for a maximal subscribe frame. */
 const DEFAULT_MAX_PAYLOAD = 64 * 1024;
 const SHUTDOWN_REASON = "Server shutting down";
+/** The close reason when a re-check confines the connection otherwise, or could not be made. */
+const SCOPE_CHANGED = "Access changed: reconnect";
 
 /**
  * Mounts `{prefix}/ws/events` on the root instance `app`, registering WebSocket support first
@@ -94,7 +96,7 @@ export async function registerEventStream(
           }
           const { principal, authenticated, tenantScope } = verdict;
           hub.open(socket, { principal, authenticated, tenantScope });
-          closeWhenNoLongerAllowed(socket, request, rules, timings);
+          closeWhenNoLongerAllowed(socket, request, rules, timings, tenantScope);
         },
       });
     },
@@ -106,22 +108,31 @@ export async function registerEventStream(
 /**
  * Judges the handshake again every `recheckMs` from the request that opened the connection, and
  * closes the connection (1008, with the reason) once it would be refused: a revoked or expired
- * credential, `audit:read` lost, a JWT past its expiry. A connection outlives no revocation by more
- * than one interval.
+ * credential, `audit:read` lost, a JWT past its expiry; or once its grant confines it otherwise
+ * than when it opened (a global grant narrowed to a tenant). Fails closed when the check itself
+ * fails. A connection outlives no revocation by more than one interval.
  */
 function closeWhenNoLongerAllowed(
   socket: StreamSocket,
   request: FastifyRequest,
   rules: HandshakeRules,
   timings: StreamTimings,
+  openedScope: string | null,
 ): void {
+  const close = (reason: string) => {
+    clearInterval(timer);
+    if (socket.readyState === SOCKET_CLOSED) return;
+    socket.close(CLOSE_POLICY_VIOLATION, closeReason(reason));
+    setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
+  };
   const timer = setInterval(() => {
-    void judgeHandshake(request, rules).then((verdict) => {
-      if (verdict.ok || socket.readyState === SOCKET_CLOSED) return;
-      clearInterval(timer);
-      socket.close(CLOSE_POLICY_VIOLATION, closeReason(verdict.reason));
-      setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
-    });
+    judgeHandshake(request, rules, "recheck").then(
+      (verdict) => {
+        if (!verdict.ok) close(verdict.reason);
+        else if (verdict.tenantScope !== openedScope) close(SCOPE_CHANGED);
+      },
+      () => close(SCOPE_CHANGED),
+    );
   }, timings.recheckMs);
   timer.unref();
   socket.on("close", () => clearInterval(timer));

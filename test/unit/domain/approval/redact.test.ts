@@ -72,6 +72,8 @@ describe("redaction of held arguments", () => {
       expect(redactString(text)).toBe(REDACTED);
     }
     expect(redactString("set mcp_server_id to math")).toBe("set mcp_server_id to math");
+    const identifier = "mcp_servers_health_check_interval_override_for_the_math_server";
+    expect(redactString(`raise ${identifier}`)).toBe(`raise ${identifier}`);
   });
 
   it("keeps ordinary text, hex digests and numbers", () => {
