@@ -30,7 +30,12 @@ export async function execute<S extends z.ZodType, O>(
   if (!parsed.success) throw zodValidation(parsed.error);
   let authorized: RequestContext;
   try {
-    authorized = await authorize(services, operation, ctx, options);
+    const extra = operation.permissionsFor?.(parsed.data) ?? [];
+    const checked =
+      extra.length === 0
+        ? operation
+        : { ...operation, permissions: [...new Set([...operation.permissions, ...extra])] };
+    authorized = await authorize(services, checked, ctx, options);
     if (!options.rateLimitExempt) services.rateLimiter?.charge(operation, authorized);
   } catch (error) {
     // Refused before it ran: counted when a rate limit refused it, recorded by the operation.

@@ -18,6 +18,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   /** Every permission listed is required; empty means any authenticated principal. */
   readonly permissions: readonly Permission[];
   /**
+   * Permissions this input needs besides `permissions` (an update that sets what a server runs),
+   * checked by `execute` with the others.
+   */
+  permissionsFor?(input: z.output<S>): readonly Permission[];
+  /**
    * A grant held only at tenant scope may pass, confining the caller to that tenant
    * (`RequestContext.confinedTo`); otherwise a global grant is needed (spec 2 §5).
    */

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { ServerSpec } from "../../domain/server/server-spec.js";
-import { authorize } from "../execute.js";
 import { defineOperation } from "../operation.js";
 import { envMap, healthInterval, idleTtl, REGISTERING_PERMISSIONS } from "./register-server.js";
 
@@ -18,13 +17,10 @@ export const updateServer = defineOperation({
     idle_ttl_s: idleTtl.optional(),
     health_check_interval_s: healthInterval.optional(),
   }),
-  async run(services, input, ctx) {
-    const { fleet, repositories, clock } = services;
-    // The environment decides what a started server runs (`NODE_OPTIONS`, `LD_PRELOAD`, ...):
-    // changing it takes what registering takes.
-    if (input.env !== undefined) {
-      await authorize(services, { name: "update-server", permissions: REGISTERING_PERMISSIONS }, ctx);
-    }
+  // The environment decides what a started server runs (`NODE_OPTIONS`, `LD_PRELOAD`, ...): changing
+  // it takes what registering takes.
+  permissionsFor: (input) => (input.env !== undefined ? REGISTERING_PERMISSIONS : []),
+  async run({ fleet, repositories, clock }, input) {
     return fleet.exclusive(input.mcp_server, async () => {
       const server = fleet.require(input.mcp_server);
       const { mcp_server: _id, ...changes } = input;
