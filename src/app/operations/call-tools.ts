@@ -3,6 +3,7 @@ import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/truncation/cut-json.js";
 import type { RequestContext } from "../context.js";
+import { authorize } from "../execute.js";
 import { defineOperation } from "../operation.js";
 import type { ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
@@ -280,22 +281,22 @@ async function invokeRefusal(
   call: CallSpec,
   callId: string,
 ): Promise<GatewayError | null> {
-  const permission = `tool:invoke:${call.mcp_server}`;
-  const route = ctx.route ?? "mcp:gateway_call";
-  const decision = await services.authorizer.decide(ctx.principal, [permission], {
-    tenantAware: false,
-    route,
-    resourceId: call.mcp_server,
-  });
-  services.accessEvents?.authorization(ctx.principal, [permission], decision.allowed, route);
-  if (decision.allowed) return null;
-  const refusal = new GatewayError("AccessDeniedError", `${permission} permission required`, { permission });
-  const server = services.fleet.get(call.mcp_server);
-  if (server) {
-    const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
-    services.invoker.recordRefusal(server, call.tool, { callId, timeoutMs: 0, caller }, refusal);
+  const check = { name: callTools.name, permissions: [`tool:invoke:${call.mcp_server}`] as const };
+  try {
+    await authorize(services, check, ctx, {
+      route: ctx.route ?? "mcp:gateway_call",
+      resourceId: call.mcp_server,
+    });
+    return null;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const server = services.fleet.get(call.mcp_server);
+    if (server) {
+      const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
+      services.invoker.recordRefusal(server, call.tool, { callId, timeoutMs: 0, caller }, error);
+    }
+    return error;
   }
-  return refusal;
 }
 
 /** Pause before attempt `attempt + 1`: 100 ms, doubling, at most 1 s (a busy budget may free). */
