@@ -42,7 +42,7 @@ import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
-import type { StreamLimits } from "../edges/mcp/server-streams.js";
+import type { ServerStreamLimits } from "../edges/mcp/server-streams.js";
 import { openAuthentication } from "./authentication.js";
 import { createCallGates } from "./call-gates.js";
 import { ConfigFileWatch } from "./config-watch.js";
@@ -111,7 +111,7 @@ export interface GatewayOptions {
   /** Builds the adapters of `discovery.sources`; default: the Docker, Kubernetes, filesystem and entrypoint adapters. */
   discoverySources?: DiscoverySourceFactory;
   /** Caps, longest age and re-check interval of the front door's GET streams; spec 2 §8 by default (tests shorten them). */
-  streamLimits?: StreamLimits;
+  streamLimits?: ServerStreamLimits;
 }
 
 /** A wired gateway: the application services, its HTTP edge on demand, and its background loops. */

@@ -26,7 +26,7 @@ import {
 } from "../http/plugins/authentication.js";
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
-import { ServerStreams, type StreamLimits, type StreamRecheck } from "./server-streams.js";
+import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
 import { replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
 
@@ -50,7 +50,7 @@ export interface McpEndpointOptions {
    */
   serverStream?: boolean;
   /** The caps and longest age of GET streams (spec 2 §8 by default); for tests. */
-  streamLimits?: StreamLimits;
+  streamLimits?: ServerStreamLimits;
   /** With authentication on: every request is authenticated, and a session stays its principal's. */
   authentication?: HttpAuthentication;
   /**

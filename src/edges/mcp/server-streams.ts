@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { CREDENTIAL_RECHECK_MS } from "../http/credential-recheck.js";
 import type { Caller } from "../http/plugins/authentication.js";
 
 /**
@@ -10,10 +11,10 @@ export const STREAM_LIMITS = {
   perTenant: 256,
   maxAgeMs: 60 * 60 * 1000,
   /** How often an open stream's credential and roles are judged again. */
-  recheckMs: 15 * 1000,
+  recheckMs: CREDENTIAL_RECHECK_MS,
 } as const;
 
-export type StreamLimits = { readonly [K in keyof typeof STREAM_LIMITS]: number };
+export type ServerStreamLimits = { readonly [K in keyof typeof STREAM_LIMITS]: number };
 
 /** Whether the caller of an open stream may still hold it (credential valid, something visible). */
 export type StreamRecheck = () => Promise<boolean>;
@@ -36,7 +37,7 @@ export class ServerStreams {
   private readonly open = new Set<OpenStream>();
   private readonly checker: NodeJS.Timeout;
 
-  constructor(private readonly limits: StreamLimits = STREAM_LIMITS) {
+  constructor(private readonly limits: ServerStreamLimits = STREAM_LIMITS) {
     this.checker = setInterval(() => void this.recheckAll(), limits.recheckMs);
     this.checker.unref();
   }

@@ -1,3 +1,5 @@
+import { CREDENTIAL_RECHECK_MS } from "../credential-recheck.js";
+
 /**
  * Timings and bounds of `/api/ws/events`. The defaults are the decisions document's
  * ("WebSocket /api/ws/events"); tests shrink the timings to milliseconds.
@@ -42,7 +44,7 @@ export const DEFAULT_TIMINGS: StreamTimings = Object.freeze({
   idleMs: 55_000,
   pongTimeoutMs: 10_000,
   closeGraceMs: 2_000,
-  recheckMs: 15_000,
+  recheckMs: CREDENTIAL_RECHECK_MS,
 });
 
 export const DEFAULT_LIMITS: StreamLimits = Object.freeze({
