@@ -6,7 +6,14 @@
  * choice depends on the other entries of the file, so the schema is built per document with the
  * declared ids.
  */
+
 import * as z from "zod";
+import {
+  DEFAULT_STRATEGY,
+  isStrategyName,
+  STRATEGY_NAMES,
+  type StrategyName,
+} from "../../domain/group/strategies.js";
 import { cleanChecker } from "./clean.js";
 import {
   addError,
@@ -28,21 +35,11 @@ import { headerExposureSchema, serverToolProjectionSchema } from "./server-block
 import { parseServerEntry, SERVER_ID_PATTERN, SERVER_ID_RULE, type ServerEntry } from "./servers.js";
 import { accessSchema, forwardIssues, type ToolPolicy, toolPolicySchema } from "./tool-policy.js";
 
-/** Strategies of the first document; an unknown one falls back to round_robin with a warning. */
-export const GROUP_STRATEGIES = [
-  "round_robin",
-  "weighted_round_robin",
-  "least_connections",
-  "random",
-  "priority",
-] as const;
-export type GroupStrategy = (typeof GROUP_STRATEGIES)[number];
+/** Strategies of the first document (the domain's list); an unknown one falls back to round_robin with a warning. */
+export const GROUP_STRATEGIES = STRATEGY_NAMES;
+export type GroupStrategy = StrategyName;
 
-const DEFAULT_STRATEGY: GroupStrategy = "round_robin";
-
-function isStrategy(value: unknown): value is GroupStrategy {
-  return (GROUP_STRATEGIES as readonly unknown[]).includes(value);
-}
+const isStrategy = isStrategyName;
 
 const strategySchema = z
   .unknown()
