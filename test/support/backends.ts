@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { describe } from "vitest";
+import { afterEach, beforeEach, describe } from "vitest";
 import { memoryRepositories } from "../../src/adapters/store/memory/memory-repositories.js";
 import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
 import { PostgresEventStore } from "../../src/adapters/store/postgres/postgres-event-store.js";
@@ -93,6 +93,33 @@ export async function openRepositories(
   if (backend === "memory") return { repos: memoryRepositories(), close: async () => undefined };
   const store = backend === "sqlite" ? await freshSqlite() : await freshPostgres();
   return { repos: sqlRepositories(store), close: () => store.close() };
+}
+
+/**
+ * The contract suite of one port on every backend: `body` runs as `<port> on <backend>`, each test
+ * on a fresh store (PostgreSQL as {@link describePostgres} says); `repos()` answers the current
+ * test's repositories.
+ */
+export async function describeEachBackend(
+  port: string,
+  body: (repos: () => StoreRepositories, backend: BackendName) => void,
+): Promise<void> {
+  for (const backend of BACKENDS) {
+    await (backend === "postgres" ? describePostgres : describeNow)(`${port} on ${backend}`, () => {
+      let open: { repos: StoreRepositories; close(): Promise<void> } | undefined;
+      beforeEach(async () => {
+        open = await openRepositories(backend);
+      });
+      afterEach(async () => {
+        await open?.close();
+        open = undefined;
+      });
+      body(() => {
+        if (!open) throw new Error("repositories are open only inside a test");
+        return open.repos;
+      }, backend);
+    });
+  }
 }
 
 /** `describe` that awaits like {@link describePostgres}, for the backends that always run. */

@@ -1,7 +1,6 @@
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { DiscoveryRejection } from "../../../src/app/ports/discovery-rejection-repository.js";
-import type { StoreRepositories } from "../../../src/app/ports/store-repositories.js";
-import { BACKENDS, describeNow, describePostgres, openRepositories } from "../../support/backends.js";
+import { describeEachBackend } from "../../support/backends.js";
 
 const rejection = (mcp_server_id: string, extra: Partial<DiscoveryRejection> = {}): DiscoveryRejection => ({
   mcp_server_id,
@@ -11,50 +10,35 @@ const rejection = (mcp_server_id: string, extra: Partial<DiscoveryRejection> = {
   ...extra,
 });
 
-for (const backend of BACKENDS) {
-  await (backend === "postgres" ? describePostgres : describeNow)(
-    `DiscoveryRejectionRepository on ${backend}`,
-    () => {
-      let repos: StoreRepositories;
-      let close: (() => Promise<void>) | undefined;
-      beforeEach(async () => {
-        ({ repos, close } = await openRepositories(backend));
-      });
-      afterEach(async () => {
-        await close?.();
-        close = undefined;
-      });
+await describeEachBackend("DiscoveryRejectionRepository", (repos) => {
+  it("lists rejections by name", async () => {
+    await repos().discoveryRejections.put(rejection("zeta"));
+    await repos().discoveryRejections.put(rejection("alpha"));
+    expect(await repos().discoveryRejections.list()).toEqual([rejection("alpha"), rejection("zeta")]);
+  });
 
-      it("lists rejections by name", async () => {
-        await repos.discoveryRejections.put(rejection("zeta"));
-        await repos.discoveryRejections.put(rejection("alpha"));
-        expect(await repos.discoveryRejections.list()).toEqual([rejection("alpha"), rejection("zeta")]);
-      });
+  it("keeps one record per name: rejecting again replaces the fingerprint, actor and time", async () => {
+    await repos().discoveryRejections.put(rejection("adder"));
+    const again = rejection("adder", {
+      fingerprint: "sha256:bbbb",
+      rejected_by: "bob",
+      rejected_at: 200,
+    });
+    await repos().discoveryRejections.put(again);
+    expect(await repos().discoveryRejections.list()).toEqual([again]);
+  });
 
-      it("keeps one record per name: rejecting again replaces the fingerprint, actor and time", async () => {
-        await repos.discoveryRejections.put(rejection("adder"));
-        const again = rejection("adder", {
-          fingerprint: "sha256:bbbb",
-          rejected_by: "bob",
-          rejected_at: 200,
-        });
-        await repos.discoveryRejections.put(again);
-        expect(await repos.discoveryRejections.list()).toEqual([again]);
-      });
+  it("removes a record, and says whether there was one", async () => {
+    await repos().discoveryRejections.put(rejection("adder"));
+    expect(await repos().discoveryRejections.remove("adder")).toBe(true);
+    expect(await repos().discoveryRejections.remove("adder")).toBe(false);
+    expect(await repos().discoveryRejections.list()).toEqual([]);
+  });
 
-      it("removes a record, and says whether there was one", async () => {
-        await repos.discoveryRejections.put(rejection("adder"));
-        expect(await repos.discoveryRejections.remove("adder")).toBe(true);
-        expect(await repos.discoveryRejections.remove("adder")).toBe(false);
-        expect(await repos.discoveryRejections.list()).toEqual([]);
-      });
-
-      it("hands out copies: changing a listed record changes nothing stored", async () => {
-        await repos.discoveryRejections.put(rejection("adder"));
-        const [listed] = await repos.discoveryRejections.list();
-        (listed as { fingerprint: string }).fingerprint = "changed";
-        expect(await repos.discoveryRejections.list()).toEqual([rejection("adder")]);
-      });
-    },
-  );
-}
+  it("hands out copies: changing a listed record changes nothing stored", async () => {
+    await repos().discoveryRejections.put(rejection("adder"));
+    const [listed] = await repos().discoveryRejections.list();
+    (listed as { fingerprint: string }).fingerprint = "changed";
+    expect(await repos().discoveryRejections.list()).toEqual([rejection("adder")]);
+  });
+});
