@@ -30,9 +30,10 @@ export async function execute<S extends z.ZodType, O>(
   if (!parsed.success) throw zodValidation(parsed.error);
   let authorized: RequestContext;
   try {
-    const extra = operation.permissionsFor?.(parsed.data) ?? [];
+    // Nearly every call has no input-dependent permission: nothing is allocated then.
+    const extra = operation.permissionsFor?.(parsed.data);
     const checked =
-      extra.length === 0
+      extra === undefined || extra.length === 0
         ? operation
         : { ...operation, permissions: [...new Set([...operation.permissions, ...extra])] };
     authorized = await authorize(services, checked, ctx, options);
