@@ -11,12 +11,23 @@ export class GatewayStartError extends Error {}
 const KEPT_LOG_LINES = 20;
 
 /**
- * Starts `node [nodeArgs] <cli> serve --config <configPath> --http --host 127.0.0.1 --port 0 --json-logs` and
+ * Starts `[wrapper] node [nodeArgs] <cli> serve --config <configPath> --http --host 127.0.0.1 --port 0 --json-logs`
+ * (`wrapper`: a command that runs node in its own process, such as valgrind) and
  * resolves once it logs the JSON line carrying `address`. Start-up time runs from just before the
  * spawn to that line. Rejects if the process exits first or `timeoutMs` passes (then it is killed).
  */
-export async function startGateway({ cliPath, configPath, cwd, env, timeoutMs, nodeArgs = [] }) {
+export async function startGateway({
+  cliPath,
+  configPath,
+  cwd,
+  env,
+  timeoutMs,
+  nodeArgs = [],
+  wrapper = [],
+}) {
   const args = [
+    ...wrapper.slice(1),
+    ...(wrapper.length > 0 ? [process.execPath] : []),
     ...nodeArgs,
     cliPath,
     "serve",
@@ -30,7 +41,8 @@ export async function startGateway({ cliPath, configPath, cwd, env, timeoutMs, n
   ];
   args.push("--json-logs");
   const began = performance.now();
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const command = wrapper[0] ?? process.execPath;
+  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const recent = [];
   const keep = (line) => {
     recent.push(line);

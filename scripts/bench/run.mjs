@@ -44,6 +44,8 @@ const RESULTS_DIR = join(BENCH_DIR, "results");
 const SESSION_WARMUP_CALLS = 5;
 /** Spawn to serving; a healthy start takes well under a second. */
 const STARTUP_TIMEOUT_MS = 30_000;
+/** The same under valgrind, which runs the gateway 20 to 50 times slower. */
+const VALGRIND_STARTUP_TIMEOUT_MS = 300_000;
 /** How long the front door may take to list the echo upstream's tools after start-up. */
 const READY_TIMEOUT_MS = 15_000;
 /** SIGTERM to exit before SIGKILL; the gateway drains requests and stops its children first. */
@@ -68,6 +70,9 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
                     REST, 5,000 appends, 200 servers (env BENCH_QUICK=1); explicit options win
   --profile         only the Airlock front door under the concurrent workload, with
                     node --cpu-prof; prints where its CPU time goes (env BENCH_PROFILE=1)
+  --instructions    only the Airlock front door under the concurrent workload, run by valgrind's
+                    callgrind: instructions per call, repeatable whatever else the machine does
+                    (env BENCH_INSTRUCTIONS=1)
   --timeout SEC     abort the whole run after SEC seconds (env BENCH_TIMEOUT_S, default 600)`;
 
 function options() {
@@ -85,6 +90,7 @@ function options() {
         sections: { type: "string" },
         quick: { type: "boolean" },
         profile: { type: "boolean" },
+        instructions: { type: "boolean" },
         timeout: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -126,6 +132,7 @@ function options() {
   return {
     quick,
     profile: flag(values.profile, "BENCH_PROFILE"),
+    instructions: flag(values.instructions, "BENCH_INSTRUCTIONS"),
     calls: positive("--calls", values.calls, "BENCH_CALLS", 2000, 200),
     warmup: count("--warmup", values.warmup, "BENCH_WARMUP", 3000, 100, 0),
     sessions: positive("--sessions", values.sessions, "BENCH_SESSIONS", 16, 16),
@@ -433,6 +440,10 @@ async function main() {
       await profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop });
       return;
     }
+    if (opts.instructions) {
+      await countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop });
+      return;
+    }
 
     const results = {
       environment: env,
@@ -610,19 +621,7 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
   const profiled = { ...ctx, env: { ...ctx.env, BENCH_SQL_COUNT_FILE: sqlFile } };
   const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", dir, "--import", join(BENCH_DIR, "sql-count.mjs")];
   const handle = track(await target.start(profiled, { nodeArgs }));
-  const sessions = [];
-  for (let i = 0; i < opts.sessions; i++) sessions.push(track(await handle.connect()));
-  await waitReady(target, sessions[0]);
-  requireWarm(
-    target.label,
-    await runSequential(() => sessions[0].call(target.kind), opts.warmup, shouldStop),
-  );
-  for (const session of sessions) {
-    requireWarm(
-      target.label,
-      await runSequential(() => session.call(target.kind), SESSION_WARMUP_CALLS, shouldStop),
-    );
-  }
+  const sessions = await openWarmSessions(target, handle, opts, { track, shouldStop });
   step(`${opts.sessions} sessions x ${opts.perSession} calls`);
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   process.kill(handle.gateway.pid, "SIGUSR2");
@@ -669,6 +668,70 @@ async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop })
       ...sql.slice(0, 12).map((row) => `  ${row.per_call.toFixed(2).padStart(6)}  ${row.sql}`),
       `profile: ${relative(ROOT, join(dir, files[0]))}`,
     ].join("\n"),
+  );
+}
+
+/** Opens the sessions of the concurrent workload and warms them up as the full run does. */
+async function openWarmSessions(target, handle, opts, { track, shouldStop }) {
+  const sessions = [];
+  for (let i = 0; i < opts.sessions; i++) sessions.push(track(await handle.connect()));
+  await waitReady(target, sessions[0]);
+  requireWarm(
+    target.label,
+    await runSequential(() => sessions[0].call(target.kind), opts.warmup, shouldStop),
+  );
+  for (const session of sessions) {
+    requireWarm(
+      target.label,
+      await runSequential(() => session.call(target.kind), SESSION_WARMUP_CALLS, shouldStop),
+    );
+  }
+  return sessions;
+}
+
+/**
+ * The front door under the concurrent workload inside `valgrind --tool=callgrind`, counting only
+ * during the workload (`callgrind_control -i on/off`): the instructions the gateway process runs per
+ * call, every thread of it (not its upstream). Unlike CPU time, the count hardly moves with the
+ * machine's other load, so two builds compare in one run each. Under valgrind the gateway runs
+ * 20 to 50 times slower; the workload's rates mean nothing here.
+ */
+async function countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop }) {
+  const target = TARGETS.find((t) => t.id === "airlock_front_door");
+  const dir = join(RESULTS_DIR, "instructions");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const outFile = join(dir, "callgrind.out");
+  const control = (...args) => execFileSync("callgrind_control", args, { stdio: "ignore" });
+  try {
+    execFileSync("valgrind", ["--version"], { stdio: "ignore" });
+  } catch {
+    throw new BenchError("--instructions needs valgrind (Debian package valgrind)");
+  }
+  step(`${target.label} under callgrind (output in ${relative(ROOT, dir)})`);
+  const wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${outFile}`];
+  const slow = { ...ctx, timeoutMs: VALGRIND_STARTUP_TIMEOUT_MS };
+  const handle = track(await target.start(slow, { wrapper }));
+  const sessions = await openWarmSessions(target, handle, opts, { track, shouldStop });
+  step(`${opts.sessions} sessions x ${opts.perSession} calls, counted`);
+  control("-i", "on", String(handle.gateway.pid));
+  const concurrent = await runScenario(
+    sessions.map((session) => () => session.call(target.kind)),
+    opts.perSession,
+    shouldStop,
+  );
+  control("-i", "off", String(handle.gateway.pid));
+  await Promise.all(sessions.map(untrack));
+  await untrack(handle);
+  const totals = readFileSync(outFile, "utf8").match(/^totals: (\d+)/m);
+  if (!totals) throw new BenchError(`callgrind wrote no totals to ${relative(ROOT, outFile)}`);
+  const perCall = Math.round(Number(totals[1]) / concurrent.calls);
+  writeFileSync(
+    join(dir, "summary.json"),
+    `${JSON.stringify({ calls: concurrent.calls, errors: concurrent.errors, instructions: Number(totals[1]), per_call: perCall }, null, 2)}\n`,
+  );
+  console.log(
+    `\n${concurrent.calls} calls, ${concurrent.errors} errors: ${perCall.toLocaleString("en")} instructions per call in the gateway process`,
   );
 }
 

@@ -129,7 +129,7 @@ async function peer(ctx, name, port, args) {
   return served(server, url, {});
 }
 
-async function airlock(ctx, configPath, { nodeArgs = [] } = {}) {
+async function airlock(ctx, configPath, { nodeArgs = [], wrapper = [] } = {}) {
   const gateway = await startGateway({
     cliPath: ctx.cliPath,
     configPath,
@@ -137,6 +137,7 @@ async function airlock(ctx, configPath, { nodeArgs = [] } = {}) {
     env: ctx.env,
     timeoutMs: ctx.timeoutMs,
     nodeArgs,
+    wrapper,
   });
   const handle = served(
     { pid: gateway.pid, stop: (grace) => gateway.stop(grace) },
