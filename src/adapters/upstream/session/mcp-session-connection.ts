@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type ClientCapabilities, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type {
@@ -9,6 +10,7 @@ import type {
   UpstreamPeer,
 } from "../../../app/ports/upstream.js";
 import type { ToolSchema } from "../../../domain/server/server-spec.js";
+import { DirectRequests } from "./direct-requests.js";
 
 /**
  * Most `tools/list` pages followed. A server whose cursors never end would otherwise keep the call
@@ -63,23 +65,43 @@ const RawToolResultSchema = z.looseObject({
 });
 
 /**
- * The SDK hands notifications to their handlers a microtask later but settles responses at once,
- * so progress sent just before a result (read in the same chunk) would find its request finished
- * and be dropped. Responses are delayed by one microtask, behind the notifications read before them.
+ * Hands what the transport reads to the direct lane first, the rest to the SDK client; tells the
+ * lane when the connection ends. The SDK hands notifications to their handlers a microtask later
+ * but settles responses at once, so progress sent just before a result (read in the same chunk)
+ * would find its request finished and be dropped: the SDK's responses are delayed by one
+ * microtask, behind the notifications read before them. (The lane handles its progress at once.)
  */
-function deliverResponsesAfterNotifications(client: Client): void {
-  const transport = client.transport;
-  const deliver = transport?.onmessage;
-  if (!transport || !deliver) return;
+function routeIncoming(transport: Transport, direct: DirectRequests): void {
+  const deliver = transport.onmessage;
+  const closed = transport.onclose;
   transport.onmessage = (message, extra) => {
+    if (direct.take(message)) return;
     if ("id" in message && !("method" in message))
-      queueMicrotask(() => deliver.call(transport, message, extra));
-    else deliver.call(transport, message, extra);
+      queueMicrotask(() => deliver?.call(transport, message, extra));
+    else deliver?.call(transport, message, extra);
   };
+  transport.onclose = () => {
+    direct.close();
+    closed?.call(transport);
+  };
+}
+
+/**
+ * A plain `tools/call` result: an object whose `content`, when present, lists objects with a
+ * string `type`. What {@link RawToolResultSchema} accepts, checked without zod.
+ */
+function isRawToolResult(value: unknown): value is ToolCallResult {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const content = (value as { content?: unknown }).content;
+  return content === undefined || (Array.isArray(content) && content.every(isContentBlock));
 }
 
 /** Any JSON-RPC result object, passed through as the upstream sent it. */
 const AnyResultSchema = z.looseObject({});
+
+function isResultObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** What differs between modes; the session does the rest. */
 export interface SessionEnds {
@@ -132,13 +154,19 @@ export class McpSessionConnection implements UpstreamConnection {
   private announced: string | undefined;
   private readonly listeners: Array<(reason: string) => void> = [];
   private peer: UpstreamPeer | null = null;
+  /** The lane of the relayed requests; none for a client that is not connected (its calls fail). */
+  private readonly direct: DirectRequests | undefined;
 
   constructor(
     private readonly client: Client,
     private readonly ends: SessionEnds,
   ) {
     void ends.ended.then((reason) => this.endUnasked(reason));
-    deliverResponsesAfterNotifications(client);
+    const transport = client.transport;
+    if (transport) {
+      this.direct = new DirectRequests(transport);
+      routeIncoming(transport, this.direct);
+    }
     // Whatever the upstream initiates goes to the peer (front door) unchanged; progress and
     // cancellation of the gateway's own requests are handled by the SDK before this.
     client.fallbackNotificationHandler = async (notification) => {
@@ -164,13 +192,7 @@ export class McpSessionConnection implements UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
-    return this.guard(method, options, (scoped) =>
-      this.client.request(
-        { method, ...(params !== undefined && { params }) } as never,
-        AnyResultSchema,
-        this.requestOptions(scoped),
-      ),
-    );
+    return this.request(method, method, params, options, AnyResultSchema, isResultObject);
   }
 
   async notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
@@ -212,17 +234,49 @@ export class McpSessionConnection implements UpstreamConnection {
     const params: Record<string, unknown> = { ...options.extraParams, name, arguments: args };
     if (options.traceContext !== undefined)
       params._meta = withTraceContext(params._meta, options.traceContext);
-    const result = await this.guard("tool call", options, (scoped) =>
-      this.client.request(
-        { method: "tools/call", params: params as { name: string } },
-        RawToolResultSchema,
-        this.requestOptions(scoped),
-      ),
+    const result = await this.request(
+      "tool call",
+      "tools/call",
+      params,
+      options,
+      RawToolResultSchema,
+      isRawToolResult,
     );
     // A task-augmented call answers `{task}` (MCP tasks), relayed without a content list. The
     // schema's answer is already a copy of its own: it is returned as it is when it has content.
     if ("task" in result || result.content !== undefined) return result as ToolCallResult;
     return { ...result, content: [] } as ToolCallResult;
+  }
+
+  /**
+   * One relayed request, its result checked against `schema` (`accepts` tells the same without
+   * zod; the schema runs only to raise its error). Through the direct lane, or through the SDK
+   * client for a task-augmented request (the SDK follows a task's progress past its first answer).
+   */
+  private async request(
+    what: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions,
+    schema: z.ZodType<Record<string, unknown>>,
+    accepts: (result: unknown) => result is Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const direct = this.direct;
+    if (direct === undefined || params?.task !== undefined) {
+      return this.guard(what, options, (scoped) =>
+        this.client.request(
+          { method, ...(params !== undefined && { params }) } as never,
+          schema,
+          this.requestOptions(scoped),
+        ),
+      );
+    }
+    try {
+      const result = await direct.request(method, params, options);
+      return accepts(result) ? result : schema.parse(result);
+    } catch (error) {
+      throw this.translate(error, what, options);
+    }
   }
 
   close(): Promise<void> {

@@ -1,0 +1,137 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgressUpdate } from "../../../app/ports/upstream.js";
+
+export interface DirectRequestOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  readonly onProgress?: ((progress: ProgressUpdate) => void) | undefined;
+}
+
+interface Pending {
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  readonly timer: NodeJS.Timeout;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+  readonly onProgress: ((progress: ProgressUpdate) => void) | undefined;
+}
+
+/**
+ * The requests the gateway relays on the call path (`tools/call` and the front door's other
+ * requests), sent and answered beside the SDK client on its transport rather than through it.
+ *
+ * The SDK's `Protocol` checks every incoming message against its JSON-RPC schemas up to three times
+ * (zod, with a failed parse for each kind it is not) and leaves a listener on the request's signal.
+ * Here a response is matched by its id and resolves with its `result` as sent (the caller checks
+ * it), its error raised as the SDK raises it (`McpError.fromError`); the rest is the SDK's behaviour: the timeout
+ * rejects with `RequestTimeout`, an abort rejects with the signal's reason, both tell the upstream
+ * with `notifications/cancelled`, progress reaches `onProgress` (its token is the request id), and
+ * the end of the connection rejects every request in flight with `ConnectionClosed`.
+ *
+ * Ids are negative integers: the SDK's count up from 0 on the same transport, so neither side ever
+ * takes the other's responses. Everything this lane does not own goes on to the SDK.
+ */
+export class DirectRequests {
+  private nextId = -1;
+  private readonly pending = new Map<number, Pending>();
+  private closed = false;
+
+  constructor(private readonly transport: Transport) {}
+
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: DirectRequestOptions,
+  ): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const { signal, onProgress } = options;
+      if (signal?.aborted) return reject(signal.reason);
+      if (this.closed) return reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      const id = this.nextId--;
+      const sent = onProgress ? withProgressToken(params, id) : params;
+      const onAbort = signal ? () => this.cancel(id, signal.reason, signal.reason) : undefined;
+      const timer = setTimeout(() => {
+        const timeout = McpError.fromError(ErrorCode.RequestTimeout, "Request timed out", {
+          timeout: options.timeoutMs,
+        });
+        this.cancel(id, timeout, timeout);
+      }, options.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer, signal, onAbort, onProgress });
+      if (onAbort) signal?.addEventListener("abort", onAbort, { once: true });
+      const message = { jsonrpc: "2.0", id, method, ...(sent !== undefined && { params: sent }) };
+      this.transport
+        .send(message as JSONRPCMessage)
+        .catch((error: unknown) => this.remove(id)?.reject(error));
+    });
+  }
+
+  /**
+   * Takes a message the transport read when it belongs to this lane (a response to one of its
+   * requests, or progress of one) and answers whether it did. A late answer to a request that
+   * already timed out or was cancelled is taken too, and dropped.
+   */
+  take(message: JSONRPCMessage): boolean {
+    const record = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown };
+    if (record.method === undefined) {
+      const id = record.id;
+      if (typeof id !== "number" || id >= 0) return false;
+      const pending = this.remove(id);
+      if (pending === undefined) return true;
+      if ("result" in record) pending.resolve(record.result);
+      else pending.reject(errorOf((message as { error?: unknown }).error));
+      return true;
+    }
+    if (record.method !== "notifications/progress") return false;
+    const { progressToken, ...progress } = (record.params ?? {}) as Record<string, unknown>;
+    if (typeof progressToken !== "number" || progressToken >= 0) return false;
+    this.pending.get(progressToken)?.onProgress?.(progress as unknown as ProgressUpdate);
+    return true;
+  }
+
+  /** The connection ended: every request in flight rejects as the SDK's do, later ones at once. */
+  close(): void {
+    this.closed = true;
+    const error = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed");
+    for (const id of [...this.pending.keys()]) this.remove(id)?.reject(error);
+  }
+
+  /** Gives up a request: the upstream is told, the caller gets `error`. */
+  private cancel(id: number, reason: unknown, error: unknown): void {
+    const pending = this.remove(id);
+    if (pending === undefined) return;
+    const cancelled = {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, reason: String(reason) },
+    };
+    this.transport.send(cancelled as JSONRPCMessage).catch(() => {});
+    pending.reject(error);
+  }
+
+  /** Removes a request from those in flight, with its timer and listener. */
+  private remove(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    if (pending === undefined) return undefined;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    if (pending.onAbort) pending.signal?.removeEventListener("abort", pending.onAbort);
+    return pending;
+  }
+}
+
+function withProgressToken(params: Record<string, unknown> | undefined, id: number): Record<string, unknown> {
+  const meta = params?._meta;
+  const own = typeof meta === "object" && meta !== null ? meta : {};
+  return { ...params, _meta: { ...own, progressToken: id } };
+}
+
+/** The error an SDK client raises for an error response. */
+function errorOf(error: unknown): McpError {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return McpError.fromError(
+    typeof code === "number" ? code : ErrorCode.InternalError,
+    typeof message === "string" ? message : "",
+    data,
+  );
+}
