@@ -1,13 +1,12 @@
 import {
   type Attributes,
-  type Context,
+  isSpanContextValid,
   type Tracer as OtelApiTracer,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
-  trace,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -22,6 +21,7 @@ import {
 import type { Logger } from "../../../app/ports/logger.js";
 import type { ToolCallSpan, ToolCallSpanStart, ToolCallStatus, Tracer } from "../../../app/ports/tracer.js";
 import { loggableUrl } from "../otlp-url.js";
+import { CollectorGate } from "./collector-gate.js";
 import { whenUnreachable } from "./collector-probe.js";
 import { JsonLineSpanExporter } from "./json-line-span-exporter.js";
 import { ReportingSpanExporter } from "./reporting-span-exporter.js";
@@ -82,7 +82,9 @@ export class OtelTracer implements Tracer {
     if (settings.otlpUrl !== null) {
       const otlp = new OTLPTraceExporter({ url: settings.otlpUrl, timeoutMillis: EXPORT_TIMEOUT_MS });
       const target = loggableUrl(settings.otlpUrl);
-      exporters.push(new ReportingSpanExporter(otlp, { logger, target, now: () => performance.now() }));
+      const now = () => performance.now();
+      const gated = new CollectorGate(otlp, { url: settings.otlpUrl, now });
+      exporters.push(new ReportingSpanExporter(gated, { logger, target, now }));
     }
     if (settings.consoleWrite !== null) {
       const lines = new JsonLineSpanExporter(settings.consoleWrite);
@@ -131,7 +133,7 @@ export class OtelTracer implements Tracer {
       { kind: SpanKind.CLIENT, attributes },
       parent,
     );
-    return new OtelToolCallSpan(span, this.carrierOf(trace.setSpan(parent, span)));
+    return new OtelToolCallSpan(span, traceContextOf(span));
   }
 
   /**
@@ -152,16 +154,22 @@ export class OtelTracer implements Tracer {
     })();
     return this.stopping;
   }
+}
 
-  private carrierOf(context: Context): Readonly<Record<string, string>> | undefined {
-    const carrier: Record<string, string> = {};
-    this.propagator.inject(context, carrier, {
-      set: (target, key, value) => {
-        target[key] = value;
-      },
-    });
-    return carrier.traceparent === undefined ? undefined : carrier;
-  }
+/**
+ * The W3C trace context naming the span as parent, what the propagator's `inject` writes for a
+ * context holding it (`traceparent`, and `tracestate` when there is one), read off the span
+ * directly instead of through a context made for the purpose.
+ */
+function traceContextOf(span: Span): Readonly<Record<string, string>> | undefined {
+  const context = span.spanContext();
+  if (!isSpanContextValid(context)) return undefined;
+  const { traceId, spanId, traceFlags, traceState } = context;
+  const carrier: Record<string, string> = {
+    traceparent: `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`,
+  };
+  if (traceState) carrier.tracestate = traceState.serialize();
+  return carrier;
 }
 
 class OtelToolCallSpan implements ToolCallSpan {
