@@ -70,7 +70,7 @@ async function upstream(): Promise<Upstream> {
 }
 
 describe("requests relayed beside the SDK client", () => {
-  it("answers tools/call with the result as sent, under ids the SDK never uses", async () => {
+  it("answers tools/call with the result as sent, under ids drawn from the SDK's own count", async () => {
     const up = await upstream();
     const [a, b] = await Promise.all([
       up.connection.callTool("echo", { text: "one" }, { timeoutMs: 5_000 }),
@@ -78,13 +78,11 @@ describe("requests relayed beside the SDK client", () => {
     ]);
     expect(a.content).toEqual([{ type: "text", text: "one" }]);
     expect(b.content).toEqual([{ type: "text", text: "two" }]);
-    // The SDK's own requests (initialize) count up from 0; the relayed ones are negative.
-    const ids = up.received
-      .filter((m) => "method" in m && m.method === "tools/call")
-      .map((m) => "id" in m && m.id);
-    expect(ids).toEqual([-1, -2]);
     // The SDK's requests still work on the same transport.
     expect((await up.connection.listTools({ timeoutMs: 5_000 })).map((t) => t.name)).toContain("echo");
+    // initialize took 0, the relayed calls 1 and 2, the SDK's tools/list the next: one count.
+    const ids = up.received.filter((m) => "id" in m && "method" in m).map((m) => ("id" in m ? m.id : null));
+    expect(ids).toEqual([0, 1, 2, 3]);
     await up.close();
   });
 
@@ -128,8 +126,9 @@ describe("requests relayed beside the SDK client", () => {
     controller.abort(reason);
     await expect(call).rejects.toBe(reason);
     expect(await up.cancelled).toContain("caller went away");
+    const sent = up.received.find((m) => "method" in m && m.method === "tools/call");
     const notice = up.received.find((m) => "method" in m && m.method === "notifications/cancelled");
-    expect(notice).toMatchObject({ params: { requestId: -1 } });
+    expect(notice).toMatchObject({ params: { requestId: sent && "id" in sent ? sent.id : "missing" } });
     await up.close();
   });
 
@@ -153,5 +152,75 @@ describe("requests relayed beside the SDK client", () => {
     await expect(up.connection.callTool("echo", { text: "x" }, { timeoutMs: 5_000 })).rejects.toThrow(
       /upstream connection closed: closed/,
     );
+  });
+
+  it("matches ids and progress tokens a server echoes as strings, and leaves late answers to the SDK", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    // A scripted server: answers initialize, then answers each tools/call with its id and progress
+    // token turned into strings; a call to "slow" is answered only after the client gave up.
+    serverSide.onmessage = (message) => {
+      if (!("method" in message) || !("id" in message)) return;
+      const id = message.id;
+      if (message.method === "initialize") {
+        void serverSide.send({
+          jsonrpc: "2.0",
+          id,
+          result: {
+            protocolVersion: "2025-06-18",
+            capabilities: { tools: {} },
+            serverInfo: { name: "s", version: "1" },
+          },
+        });
+        return;
+      }
+      const params = message.params as { name: string; _meta?: { progressToken?: number } };
+      const answer = () =>
+        void serverSide.send({
+          jsonrpc: "2.0",
+          id: String(id),
+          result: { content: [{ type: "text", text: params.name }] },
+        } as unknown as JSONRPCMessage);
+      if (params.name === "slow") {
+        setTimeout(answer, 80);
+        return;
+      }
+      void serverSide.send({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: String(params._meta?.progressToken), progress: 1, total: 1 },
+      });
+      answer();
+    };
+    await serverSide.start();
+    const client = new Client({ name: "gateway", version: "1.0.0" });
+    await client.connect(clientSide);
+    const connection = new McpSessionConnection(client, {
+      ended: new Promise(() => {}),
+      release: async () => {},
+      closedReason: () => "closed",
+    });
+    const progress: ProgressUpdate[] = [];
+    const result = await connection.callTool(
+      "quick",
+      {},
+      {
+        timeoutMs: 5_000,
+        onProgress: (update) => {
+          progress.push(update);
+          throw new Error("a listener that fails");
+        },
+      },
+    );
+    expect(result.content).toEqual([{ type: "text", text: "quick" }]);
+    expect(progress).toEqual([{ progress: 1, total: 1 }]);
+    await expect(connection.callTool("slow", {}, { timeoutMs: 20 })).rejects.toMatchObject({
+      name: "TimeoutError",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    // The late answer went to the SDK, which dropped it; the connection works on.
+    expect((await connection.callTool("after", {}, { timeoutMs: 5_000 })).content).toEqual([
+      { type: "text", text: "after" },
+    ]);
+    await connection.close();
   });
 });

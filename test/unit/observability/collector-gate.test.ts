@@ -94,4 +94,45 @@ describe("the collector gate", () => {
     expect(batches()).toBe(2);
     await gate.shutdown();
   });
+
+  it("stays closed while probes fail or throw, runs one probe at a time, and probes again after the interval", async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}/v1/traces`;
+    const { exporter, batches } = countingOtlp(url);
+    let now = 0;
+    const answers: (() => Promise<boolean>)[] = [
+      async () => false,
+      async () => {
+        throw new Error("probe broke");
+      },
+      async () => true,
+    ];
+    let probes = 0;
+    const gate = new CollectorGate(exporter, {
+      url,
+      now: () => now,
+      probe: () => {
+        const next = answers[probes++];
+        return next ? next() : Promise.resolve(true);
+      },
+    });
+    expect((await exportOnce(gate)).code).toBe(ExportResultCode.FAILED);
+    for (const expected of [1, 2]) {
+      now += COLLECTOR_PROBE_INTERVAL_MS;
+      // Two batches at once start one probe.
+      await Promise.all([exportOnce(gate), exportOnce(gate)]);
+      expect(probes).toBe(expected);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await exportOnce(gate)).code).toBe(ExportResultCode.FAILED);
+      expect(batches()).toBe(1);
+    }
+    now += COLLECTOR_PROBE_INTERVAL_MS;
+    await exportOnce(gate);
+    expect(probes).toBe(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Reachable by the probe, so the next batch goes to the exporter (and fails there again).
+    await exportOnce(gate);
+    expect(batches()).toBe(2);
+    await gate.shutdown();
+  });
 });

@@ -7,7 +7,14 @@ import { failureReason } from "./reporting-span-exporter.js";
 export const COLLECTOR_PROBE_INTERVAL_MS = 5_000;
 
 /** Failures that say nothing listens at the collector's address (rather than that it refused the spans). */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+]);
 
 export interface CollectorGateDeps {
   /** The collector's URL, probed with a TCP connection. */
@@ -66,9 +73,11 @@ export class CollectorGate implements SpanExporter {
     if (this.probing || now - this.lastProbe < COLLECTOR_PROBE_INTERVAL_MS) return;
     this.probing = true;
     this.lastProbe = now;
-    void (this.deps.probe ?? isReachable)(this.deps.url).then((reachable) => {
-      this.probing = false;
-      if (reachable) this.unreachable = undefined;
-    });
+    void (this.deps.probe ?? isReachable)(this.deps.url)
+      .catch(() => false)
+      .then((reachable) => {
+        this.probing = false;
+        if (reachable) this.unreachable = undefined;
+      });
   }
 }

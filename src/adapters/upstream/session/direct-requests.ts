@@ -29,15 +29,20 @@ interface Pending {
  * with `notifications/cancelled`, progress reaches `onProgress` (its token is the request id), and
  * the end of the connection rejects every request in flight with `ConnectionClosed`.
  *
- * Ids are negative integers: the SDK's count up from 0 on the same transport, so neither side ever
- * takes the other's responses. Everything this lane does not own goes on to the SDK.
+ * Ids come from `nextId`, which the connection draws from the SDK client's own count, so the two
+ * never use the same id on the transport. A message is taken only when its id (or progress token)
+ * names a request of this lane still in flight, as a number or a string of one (some servers echo
+ * ids as strings; the SDK matches them the same way); everything else goes on to the SDK, late
+ * answers to requests that timed out or were cancelled included (it drops them).
  */
 export class DirectRequests {
-  private nextId = -1;
   private readonly pending = new Map<number, Pending>();
   private closed = false;
 
-  constructor(private readonly transport: Transport) {}
+  constructor(
+    private readonly transport: Transport,
+    private readonly nextId: () => number,
+  ) {}
 
   request(
     method: string,
@@ -48,7 +53,7 @@ export class DirectRequests {
       const { signal, onProgress } = options;
       if (signal?.aborted) return reject(signal.reason);
       if (this.closed) return reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
-      const id = this.nextId--;
+      const id = this.nextId();
       const sent = onProgress ? withProgressToken(params, id) : params;
       const onAbort = signal ? () => this.cancel(id, signal.reason, signal.reason) : undefined;
       const timer = setTimeout(() => {
@@ -67,25 +72,37 @@ export class DirectRequests {
   }
 
   /**
-   * Takes a message the transport read when it belongs to this lane (a response to one of its
-   * requests, or progress of one) and answers whether it did. A late answer to a request that
-   * already timed out or was cancelled is taken too, and dropped.
+   * Takes a message the transport read when it belongs to this lane (the answer to one of its
+   * requests in flight, or progress of one) and answers whether it did. Progress reaches
+   * `onProgress` a microtask later, as the SDK hands over notifications, so that it keeps its
+   * place among the notifications read before it; a progress without a numeric `progress` is
+   * dropped, as the SDK's schema would drop it.
    */
   take(message: JSONRPCMessage): boolean {
     const record = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown };
     if (record.method === undefined) {
-      const id = record.id;
-      if (typeof id !== "number" || id >= 0) return false;
-      const pending = this.remove(id);
-      if (pending === undefined) return true;
+      const id = idOf(record.id);
+      const pending = id === undefined ? undefined : this.remove(id);
+      if (pending === undefined) return false;
       if ("result" in record) pending.resolve(record.result);
       else pending.reject(errorOf((message as { error?: unknown }).error));
       return true;
     }
     if (record.method !== "notifications/progress") return false;
     const { progressToken, ...progress } = (record.params ?? {}) as Record<string, unknown>;
-    if (typeof progressToken !== "number" || progressToken >= 0) return false;
-    this.pending.get(progressToken)?.onProgress?.(progress as unknown as ProgressUpdate);
+    const token = idOf(progressToken);
+    const pending = token === undefined ? undefined : this.pending.get(token);
+    if (pending === undefined) return false;
+    const onProgress = pending.onProgress;
+    if (onProgress && typeof progress.progress === "number") {
+      queueMicrotask(() => {
+        try {
+          onProgress(progress as unknown as ProgressUpdate);
+        } catch {
+          // A failing listener loses its progress, never the call or the transport's reading.
+        }
+      });
+    }
     return true;
   }
 
@@ -118,6 +135,12 @@ export class DirectRequests {
     if (pending.onAbort) pending.signal?.removeEventListener("abort", pending.onAbort);
     return pending;
   }
+}
+
+/** A JSON-RPC id as an integer: a number, or a string of one. */
+function idOf(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isInteger(value) ? value : undefined;
+  return typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : undefined;
 }
 
 function withProgressToken(params: Record<string, unknown> | undefined, id: number): Record<string, unknown> {

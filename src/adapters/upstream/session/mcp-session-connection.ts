@@ -87,6 +87,26 @@ function routeIncoming(transport: Transport, direct: DirectRequests): void {
 }
 
 /**
+ * Request ids from the SDK client's own count (its `_requestMessageId`), so that the lane's requests
+ * and the SDK's never share an id and every id is a small non-negative integer, as a server that
+ * keeps ids in an unsigned type needs. The count is a private field of the SDK's `Protocol`: should
+ * a later SDK not have it, the lane counts negative ids of its own (valid JSON-RPC, and never the
+ * SDK's).
+ */
+function requestIds(client: Client): () => number {
+  const shared = client as unknown as { _requestMessageId?: unknown };
+  if (typeof shared._requestMessageId === "number") {
+    return () => {
+      const id = shared._requestMessageId as number;
+      shared._requestMessageId = id + 1;
+      return id;
+    };
+  }
+  let next = -1;
+  return () => next--;
+}
+
+/**
  * A plain `tools/call` result: an object whose `content`, when present, lists objects with a
  * string `type`. What {@link RawToolResultSchema} accepts, checked without zod.
  */
@@ -164,7 +184,7 @@ export class McpSessionConnection implements UpstreamConnection {
     void ends.ended.then((reason) => this.endUnasked(reason));
     const transport = client.transport;
     if (transport) {
-      this.direct = new DirectRequests(transport);
+      this.direct = new DirectRequests(transport, requestIds(client));
       routeIncoming(transport, this.direct);
     }
     // Whatever the upstream initiates goes to the peer (front door) unchanged; progress and
