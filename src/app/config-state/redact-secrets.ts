@@ -12,9 +12,11 @@ const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * A copy of a configuration document with its secrets replaced by {@link REDACTED}: string values
- * of sensitive keys (`isSecretKey`), strings shaped like credentials anywhere (`redactString`), the values of `env` and `headers` maps, and passwords and sensitive query
- * values inside URLs. Keys, structure and every other value are kept, so the result loads like
- * the original (a secret key holding a number or a mapping is not a secret and is kept or walked).
+ * of sensitive keys (`isSecretKey`), strings shaped like credentials anywhere (`redactString`),
+ * every value of `env` and `headers` maps (numbers, lists and mappings too), and passwords and
+ * sensitive query values inside URLs. Keys, structure and every other value are kept, so the
+ * result loads like the original (outside those maps, a secret-sounding key holding a number or a
+ * mapping, such as a limit, is not a secret and is kept or walked).
  *
  * With `other` (the document it is compared with), a secret whose value differs from the string
  * at the same place in `other` shows as {@link REDACTED_DIFFERS}, so a changed secret is visible
@@ -38,13 +40,10 @@ function walk(value: unknown, other: unknown, comparing: boolean): unknown {
       result[key] = secret(item, others[key], comparing);
     } else if (SECRET_MAPS.has(key) && isRecord(item)) {
       const otherMap = isRecord(others[key]) ? (others[key] as Record<string, unknown>) : {};
+      // Every value, whatever its type: a number is passed to the process as its text, and a list
+      // or mapping written there by mistake may hold the secret all the same.
       result[key] = Object.fromEntries(
-        Object.entries(item).map(([name, entry]) => [
-          name,
-          typeof entry === "string"
-            ? secret(entry, otherMap[name], comparing)
-            : walk(entry, otherMap[name], comparing),
-        ]),
+        Object.entries(item).map(([name, entry]) => [name, secret(entry, otherMap[name], comparing)]),
       );
     } else {
       result[key] = walk(item, others[key], comparing);
@@ -53,8 +52,12 @@ function walk(value: unknown, other: unknown, comparing: boolean): unknown {
   return result;
 }
 
-function secret(value: string, other: unknown, comparing: boolean): string {
-  return comparing && typeof other === "string" && other !== value ? REDACTED_DIFFERS : REDACTED;
+function secret(value: unknown, other: unknown, comparing: boolean): string {
+  return comparing && other !== undefined && !sameValue(other, value) ? REDACTED_DIFFERS : REDACTED;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**

@@ -63,7 +63,8 @@ describe("redactSecrets", () => {
           endpoint: "https://api.example/mcp",
           auth: { type: "bearer", token: REDACTED },
           http: { headers: { Authorization: REDACTED, "X-Trace": REDACTED } },
-          env: { PLAIN: REDACTED, NESTED: { deeper: "kept" } },
+          // Under env and headers every value is hidden, a mapping written there too.
+          env: { PLAIN: REDACTED, NESTED: REDACTED },
         },
       },
     });
@@ -78,5 +79,30 @@ describe("redactSecrets", () => {
       servers: [{ env: { KEY: REDACTED_DIFFERS, SAME: REDACTED } }],
     });
     expect(redactSecrets(after)).toEqual({ servers: [{ env: { KEY: REDACTED, SAME: REDACTED } }] });
+  });
+
+  it("hides every value of env and headers maps, numbers, lists and mappings included", () => {
+    const document = {
+      mcp_servers: {
+        db: {
+          env: { DB_PASSWORD: 98765432, LIST: ["supersecretvalue123"], NESTED: { token: 42 }, ON: true },
+          headers: { "X-Pin": 1234 },
+        },
+      },
+    };
+    expect(redactSecrets(document)).toEqual({
+      mcp_servers: {
+        db: {
+          env: { DB_PASSWORD: REDACTED, LIST: REDACTED, NESTED: REDACTED, ON: REDACTED },
+          headers: { "X-Pin": REDACTED },
+        },
+      },
+    });
+    const changed = {
+      mcp_servers: { db: { env: { DB_PASSWORD: 11111111, LIST: ["supersecretvalue123"] } } },
+    };
+    expect(redactSecrets(changed, document)).toEqual({
+      mcp_servers: { db: { env: { DB_PASSWORD: REDACTED_DIFFERS, LIST: REDACTED } } },
+    });
   });
 });
