@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { access, copyFile, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -11,9 +12,13 @@ export const KEPT_BACKUPS = 10;
 /**
  * `ConfigFiles` on the local file system. A backup is copied to a temporary name first, so an
  * unreadable file or a full disk leaves the existing backups as they were; only then are they
- * rotated and the copy renamed to `.bak1`.
+ * rotated and the copy renamed to `.bak1`. Backups of one gateway run one after another: two at
+ * once would rename the same files under each other.
  */
 export class FileConfigFiles implements ConfigFiles {
+  /** The backup under way, if any; the next one starts after it. */
+  private backups: Promise<unknown> = Promise.resolve();
+
   constructor(readonly path: string) {}
 
   async readDocument(): Promise<unknown> {
@@ -40,7 +45,13 @@ export class FileConfigFiles implements ConfigFiles {
     );
   }
 
-  async backup(): Promise<string> {
+  backup(): Promise<string> {
+    const run = this.backups.then(() => this.backupNow());
+    this.backups = run.catch(() => undefined);
+    return run;
+  }
+
+  private async backupNow(): Promise<string> {
     const directory = dirname(this.path);
     try {
       await access(this.path, constants.R_OK);
@@ -52,7 +63,7 @@ export class FileConfigFiles implements ConfigFiles {
     } catch (error) {
       throw configFileUnavailable(`directory ${directory} is not writable (${errno(error)})`);
     }
-    const pending = join(directory, `.${basename(this.path)}.bak-${process.pid}-${Date.now()}`);
+    const pending = join(directory, `.${basename(this.path)}.bak-${randomUUID()}`);
     try {
       await copyFile(this.path, pending);
     } catch (error) {
