@@ -306,6 +306,30 @@ describe("POST /api/config/backup", () => {
     expect(existsSync(`${path}.bak${KEPT_BACKUPS + 1}`)).toBe(false);
   });
 
+  it("answers 422 to a body naming config_path on backup and export, and writes nothing", async () => {
+    const { app, path } = await startSame();
+    for (const url of ["/api/config/backup", "/api/config/export"]) {
+      const res = await app.inject({ method: "POST", url, payload: { config_path: "/elsewhere.yaml" } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error.message).toContain("config_path");
+    }
+    expect(existsSync(`${path}.bak1`)).toBe(false);
+    // Any other body is read as no parameters, as before.
+    expect((await app.inject({ method: "POST", url: "/api/config/backup", payload: {} })).statusCode).toBe(
+      200,
+    );
+  });
+
+  it("takes backups asked for at once one after another: every one answered, none lost", async () => {
+    const { app, path } = await startSame();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => app.inject({ method: "POST", url: "/api/config/backup" })),
+    );
+    expect(answers.map((res) => res.statusCode)).toEqual(Array(8).fill(200));
+    for (let n = 1; n <= 8; n++) expect(readFileSync(`${path}.bak${n}`, "utf8")).toBe(BASE);
+    expect(existsSync(`${path}.bak9`)).toBe(false);
+  });
+
   it("answers 503 with the reason when the directory is not writable", async (context) => {
     const { app, dir, path } = await startSame();
     if (!makeReadOnly(dir)) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../operation.js";
 import { notStartedFromFile } from "./config-file-unavailable.js";
+import { refusingConfigPath } from "./config-path.js";
 
 /**
  * Copies the configuration file named by `MCP_CONFIG` (or `./config.yaml`) beside itself as
@@ -13,7 +14,7 @@ export const backupConfig = defineOperation({
   kind: "command",
   summary: "Copy the configuration file to <config>.bak1, rotating older backups.",
   permissions: ["config:update"],
-  input: z.object({}),
+  input: refusingConfigPath(z.object({})),
   async run({ configFiles, logger }) {
     if (!configFiles) throw notStartedFromFile();
     const path = await configFiles.backup();

@@ -3,6 +3,7 @@ import { redactSecrets } from "../config-state/redact-secrets.js";
 import { runningDocument } from "../config-state/running-document.js";
 import { defineOperation } from "../operation.js";
 import { notStartedFromFile } from "./config-file-unavailable.js";
+import { refusingConfigPath } from "./config-path.js";
 
 /**
  * The in-memory state as configuration YAML (spec 1 "Configuration", `POST /config/export`): the
@@ -15,7 +16,7 @@ export const exportRunningConfig = defineOperation({
   kind: "query",
   summary: "The in-memory configuration (file and REST registrations) as YAML, secrets redacted.",
   permissions: ["config:read"],
-  input: z.object({}),
+  input: refusingConfigPath(z.object({})),
   async run({ configFiles, runningConfig, fleet, groups }) {
     if (!configFiles || !runningConfig) throw notStartedFromFile();
     const document = runningDocument(runningConfig.document(), fleet, groups);

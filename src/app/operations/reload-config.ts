@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../operation.js";
+import { refusingConfigPath } from "./config-path.js";
 import { notConfigured } from "./unavailable.js";
 
 /** The parameters as advertised to MCP clients. */
@@ -19,18 +20,8 @@ export const reloadConfig = defineOperation({
   kind: "command",
   summary: "Reload the configuration file the gateway was started with.",
   permissions: ["config:reload"],
-  input: reloadConfigParams
-    // Read only to be refused: it is not advertised (`reloadConfigParams`).
-    .extend({ config_path: z.unknown().optional() })
-    .superRefine((input, ctx) => {
-      // Spec 1 "Configuration": a reload always reads the file the process was started with.
-      if (Object.hasOwn(input, "config_path"))
-        ctx.addIssue({
-          code: "custom",
-          path: ["config_path"],
-          message: "is not accepted: a reload always reads the file the gateway was started with",
-        });
-    }),
+  // `config_path` is read only to be refused: a reload always reads the file it was started with.
+  input: refusingConfigPath(reloadConfigParams),
   async run({ reloader }, input, ctx) {
     if (!reloader) throw notConfigured("configuration reload");
     const outcome = await reloader.reload({ graceful: input.graceful, requestedBy: ctx.principal.id });

@@ -21,8 +21,10 @@ export function configRoutes(app: FastifyInstance, services: AppServices): void 
     return { status: "reloaded", result: { success: true, ...result } };
   });
   app.post("/config/export", async (request) =>
-    execute(services, op.exportRunningConfig, {}, restContext(request)),
+    execute(services, op.exportRunningConfig, optionalObjectBody(request.body), restContext(request)),
   );
-  app.post("/config/backup", async (request) => execute(services, op.backupConfig, {}, restContext(request)));
+  app.post("/config/backup", async (request) =>
+    execute(services, op.backupConfig, optionalObjectBody(request.body), restContext(request)),
+  );
   app.get("/config/diff", async (request) => execute(services, op.diffConfig, {}, restContext(request)));
 }
