@@ -208,6 +208,22 @@ describe("airlock serve refusals", () => {
     expect(result.stderr).toBe(`error: cannot open the log file ${tmpdir()}: it is a directory\n`);
   });
 
+  it("exits 1 at once for a log file in a directory that cannot be created", () => {
+    // Node's own recursive mkdir never returns for this path; the gateway must not spin on it.
+    const path = "/proc/nonexistent/airlock.log";
+    const result = runCli([
+      "serve",
+      "--config",
+      writeTempConfig(fleetYaml()),
+      "--port",
+      "0",
+      "--log-file",
+      path,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error: cannot open the log file ${path}: ENOENT\n`);
+  });
+
   it("takes --log-level in any case, and names the flag for a wrong one", () => {
     const config = writeTempConfig(fleetYaml());
     const wrong = runCli(["serve", "--config", config, "--port", "0", "--log-level", "loud"]);

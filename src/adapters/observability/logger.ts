@@ -1,5 +1,7 @@
+import { dirname } from "node:path";
 import { Writable } from "node:stream";
 import pino, { type Logger as PinoLogger } from "pino";
+import { ensureDirectory } from "../system/ensure-directory.js";
 
 export type LogLevelName = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 
@@ -74,12 +76,9 @@ export class LogFileError extends Error {
  */
 function openFile(path: string): NodeJS.WritableStream {
   try {
-    return pino.destination({
-      dest: path,
-      sync: true,
-      mkdir: true,
-      append: true,
-    }) as unknown as NodeJS.WritableStream;
+    // Not pino's `mkdir`: Node's recursive mkdir never returns for some paths (ensureDirectory).
+    ensureDirectory(dirname(path));
+    return pino.destination({ dest: path, sync: true, append: true }) as unknown as NodeJS.WritableStream;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === "EISDIR" ? "it is a directory" : (code ?? "it cannot be written");

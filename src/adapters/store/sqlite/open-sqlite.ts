@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
+import { ensureDirectory } from "../../system/ensure-directory.js";
 import { migrateToLatest, type SqlStore } from "../sql-store.js";
 
 export interface SqliteOptions {
@@ -22,7 +22,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * the system's temporary folder.
  */
 export async function openSqlite<DB>(options: SqliteOptions): Promise<SqlStore<DB>> {
-  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ":memory:") ensureDirectory(dirname(options.path));
   const database = new Database(options.path);
   try {
     database.pragma("journal_mode = WAL");
