@@ -254,14 +254,16 @@ mcp_servers:
     await h?.close();
   });
 
-  it("refuses a drifted tool and leaves its poisoned description out of tools/list", async () => {
+  it("refuses a drifted tool as unknown (-32601) and leaves its poisoned description out of tools/list", async () => {
     const served = (await client.callTool({ name: "lookup", arguments: { key: "f1" } })) as ToolResult;
     expect(served.content[0]?.text).toBe("record:f1");
     lookup.set(POISONED);
     await restart(h, "drift");
-    const refused = (await client.callTool({ name: "lookup", arguments: { key: "f2" } })) as ToolResult;
-    expect(refused.isError).toBe(true);
-    expect(refused.content[0]?.text).toMatch(/^ToolDigestMismatchError: /);
+    // Spec 2 §4, shape 3: the tool is not listed for this caller, so it answers like an unknown one.
+    await expect(client.callTool({ name: "lookup", arguments: { key: "f2" } })).rejects.toMatchObject({
+      code: -32601,
+      message: expect.stringContaining("Unknown tool: lookup"),
+    });
     const listed = (await client.listTools()).tools;
     expect(listed.map((t) => t.name)).not.toContain("lookup");
     expect(JSON.stringify(listed)).not.toContain("IMPORTANT");

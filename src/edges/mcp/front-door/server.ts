@@ -172,7 +172,10 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     try {
       return await relay.callTool(name, args, relayedParams(params), call);
     } catch (error) {
-      if (error instanceof GatewayError && HIDDEN.has(error.type)) {
+      if (
+        error instanceof GatewayError &&
+        (HIDDEN.has(error.type) || unlistedByPin(services, error, projected))
+      ) {
         throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
       }
       if (error instanceof GatewayError && !(error instanceof UpstreamRpcFailure)) {
@@ -181,6 +184,25 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       throw error;
     }
   }
+}
+
+/**
+ * Whether a refusal by a digest pin is of an unlisted tool, which answers as unknown (spec 2 §4,
+ * shape 3): a tool a `block` pin refuses on a server named directly is left out of the caller's
+ * `tools/list` by the same pin (the listing catches up with a drift a moment after the call sees
+ * it). Through a group the refusing pin may be a member's while the group keeps listing the tool:
+ * that call keeps its error result.
+ */
+function unlistedByPin(
+  services: AppServices,
+  error: GatewayError,
+  projected: ProjectedTool | undefined,
+): boolean {
+  return (
+    error.type === "ToolDigestMismatchError" &&
+    projected !== undefined &&
+    !services.groups.has(projected.target)
+  );
 }
 
 /** The W3C trace context of the HTTP request that carried the message, if it has one. */
