@@ -208,6 +208,10 @@ describe("runtime withdrawals", () => {
     const other = await withdraw("sum", { tenant_id: "t2" }, "dave");
     expect(other.statusCode).toBe(403);
     expect(other.json().error.code).toBe("AccessDeniedError");
+    // An explicit null asks for every tenant: refused too, not narrowed to the caller's own.
+    const every = await withdraw("sum", { tenant_id: null }, "dave");
+    expect(every.statusCode).toBe(403);
+    expect(every.json().error.code).toBe("AccessDeniedError");
     expect(await outcome("svc2", "math", "sum", { numbers: [1, 2] })).toBe("ok");
     expect((await restore("sum", {}, "dave")).json()).toMatchObject({ restored: true, tenant_id: "t1" });
   });

@@ -19,7 +19,7 @@ export const tenantIdField = z
   .min(1, { error: TENANT_RULE })
   .max(256, { error: TENANT_RULE })
   .nullable()
-  .default(null);
+  .optional();
 
 const NAME_RULE = "must be a non-empty string of at most 256 characters";
 
@@ -27,17 +27,16 @@ export const nameField = () =>
   z.string({ error: NAME_RULE }).min(1, { error: NAME_RULE }).max(256, { error: NAME_RULE });
 
 /**
- * The tenant a withdrawal or restore acts on. A caller confined to a tenant (a tenant-scoped grant)
- * acts on its own tenant: an absent `tenant_id` means that tenant, another one is refused.
+ * The tenant a withdrawal or restore acts on: `tenant_id` as given, null (every tenant) when absent.
+ * A caller confined to a tenant (a tenant-scoped grant) acts on its own tenant only: an absent
+ * `tenant_id` means that tenant; another one, or an explicit null (every tenant), is refused.
  */
-export function tenantOf(requested: string | null, ctx: RequestContext): string | null {
-  if (ctx.confinedTo === undefined) return requested;
-  if (requested === null || requested === ctx.confinedTo) return ctx.confinedTo;
+export function tenantOf(requested: string | null | undefined, ctx: RequestContext): string | null {
+  if (ctx.confinedTo === undefined) return requested ?? null;
+  if (requested === undefined || requested === ctx.confinedTo) return ctx.confinedTo;
   throw new GatewayError(
     "AccessDeniedError",
     `a grant held at tenant scope acts on tenant '${ctx.confinedTo}' only`,
-    {
-      tenant_id: requested,
-    },
+    { tenant_id: requested },
   );
 }
