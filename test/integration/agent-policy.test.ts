@@ -91,6 +91,10 @@ describe("POST /agent/policy", () => {
     });
     expect(unknownKey.statusCode).toBe(422);
     expect(unknownKey.json().error.message).toContain("extra");
+    // A misspelt top-level key is refused rather than read as an empty policy.
+    const misspelt = await push({ version: 2, tool_polices: [] });
+    expect(misspelt.statusCode).toBe(422);
+    expect(misspelt.json().error.message).toContain("unknown key(s) tool_polices");
     expect(gw.gateway.services.governance?.agent.version).toBe(1);
   });
 

@@ -53,13 +53,23 @@ export const setAgentPolicy = defineOperation({
   kind: "command",
   summary: "Replace the tool policy pushed by a policy agent.",
   permissions: ["policy:write"],
-  input: z.object({
-    tool_policies: z
-      .array(entrySchema, { error: "must be a list of policy entries" })
-      .max(MAX_ENTRIES, { error: `must list at most ${MAX_ENTRIES} entries` })
-      .default(() => []),
-    version: z.int({ error: VERSION_RULE }).min(0, { error: VERSION_RULE }).default(0),
-  }),
+  // Unknown keys are refused: a misspelt `tool_polices` would otherwise replace the policy in force
+  // with an empty one.
+  input: z.strictObject(
+    {
+      tool_policies: z
+        .array(entrySchema, { error: "must be a list of policy entries" })
+        .max(MAX_ENTRIES, { error: `must list at most ${MAX_ENTRIES} entries` })
+        .default(() => []),
+      version: z.int({ error: VERSION_RULE }).min(0, { error: VERSION_RULE }).default(0),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `has unknown key(s) ${issue.keys.join(", ")} (allowed: tool_policies, version)`
+          : "must be a mapping with keys tool_policies, version",
+    },
+  ),
   async run(services, input, ctx) {
     const { agent } = requireGovernance(services);
     const outcome = await agent.replace({
