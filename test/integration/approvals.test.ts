@@ -329,6 +329,17 @@ describe("without an approval gate", () => {
         payload: { decision: "approve" },
       });
       expect(resolved.statusCode).toBe(503);
+      // A body that is not a JSON object changes nothing: there is no gate to give it to.
+      const malformed = await off.app.inject({
+        method: "POST",
+        url: "/api/approvals/x/resolve",
+        headers: { "content-type": "application/json" },
+        payload: "bad",
+      });
+      expect([malformed.statusCode, malformed.json()]).toEqual([
+        503,
+        { error: "Approval service is not enabled" },
+      ]);
     } finally {
       await off.close();
     }
