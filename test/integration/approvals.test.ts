@@ -59,7 +59,11 @@ async function nextPending(serverId: string) {
 }
 
 /** A pending approval whose holder is gone (a replica that died holding it), past its deadline. */
-async function orphan(id: string): Promise<void> {
+/**
+ * A pending approval no replica holds: its call stopped waiting a second ago, and the hold expires
+ * in a minute; with `pastExpiry`, the hold's own deadline has passed too (the sweep has not run).
+ */
+async function orphan(id: string, { pastExpiry = false } = {}): Promise<void> {
   const now = Date.now() / 1000;
   const record: ApprovalRecord = {
     approval_id: id,
@@ -70,8 +74,8 @@ async function orphan(id: string): Promise<void> {
     state: "pending",
     channel: "event_stream",
     requested_at: now - 61,
-    expires_at: now - 1,
-    call_deadline_at: null,
+    expires_at: pastExpiry ? now - 1 : now + 60,
+    call_deadline_at: pastExpiry ? null : now - 1,
     requested_by: "cal",
     tenant_id: "t1",
     decided_by: null,
@@ -267,6 +271,28 @@ describe("the batch-deadline race", () => {
       status: 200,
       body: { approval_id: "late-deny", state: "denied" },
     });
+  });
+
+  it("expires a hold past its own deadline on the first decision, before any sweep: 409 Approval expired", async () => {
+    for (const [id, decision] of [
+      ["expired-approve", "approve"],
+      ["expired-deny", "deny"],
+    ] as const) {
+      await orphan(id, { pastExpiry: true });
+      expect(await resolve("ann", id, { decision })).toEqual({
+        status: 409,
+        body: { error: "Approval expired" },
+      });
+      expect(events.find((e) => e.type === "ToolApprovalExpired" && e.approval_id === id)).toMatchObject({
+        approval_id: id,
+        reason: "the hold expired before a decision",
+      });
+      expect((await gw.gateway.services.repositories.approvals.get(id))?.state).toBe("expired");
+      expect(await resolve("ann", id, { decision })).toEqual({
+        status: 409,
+        body: { error: "Approval expired" },
+      });
+    }
   });
 });
 

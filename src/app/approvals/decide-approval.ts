@@ -9,6 +9,9 @@ import type { ApprovalRecord, ApprovalState } from "../ports/approval-repository
 import type { Clock } from "../ports/clock.js";
 import type { StoreRepositories } from "../ports/store-repositories.js";
 
+/** The reason recorded on a hold expired by a decision that came after its deadline. */
+const EXPIRED_BEFORE_DECISION = "the hold expired before a decision";
+
 export interface DecisionRequest {
   readonly approvalId: string;
   readonly decision: "approve" | "deny";
@@ -34,8 +37,10 @@ export interface DecisionResult {
  * (and at once, through the event, when it waits on this replica).
  *
  * Throws {@link ApprovalRefusal}: 404 unknown or not visible; 409 `Approval already resolved` with
- * the state; 409 `Approval expired`; 409 `Approval expired` with state `cancelled` when this very
- * approve came at or after the held call's deadline (recorded as cancelled, naming the approver).
+ * the state; 409 `Approval expired` when it had expired, or was still pending past `expires_at`
+ * (then it expires first, as its timeout); 409 `Approval expired` with state `cancelled` when this
+ * very approve came at or after the held call's deadline (recorded as cancelled, naming the
+ * approver).
  */
 export async function decideApproval(
   deps: { repositories: StoreRepositories; bus: EventBus; clock: Clock },
@@ -48,6 +53,21 @@ export async function decideApproval(
   for (let round = 0; round < 2; round++) {
     if (!current || !request.visible(current)) throw approvalNotFound();
     const at = deps.clock.now() / 1000;
+    // Past `expires_at` the hold has timed out (spec 1 §3), whether or not a replica noticed yet (an
+    // orphaned hold waits for the sweep): it expires now, and the decision is refused as too late.
+    const timeout = approvalStep(current, "timeout", at);
+    if (timeout.ok) {
+      const expiry = { decided_by: null, decided_at: at, reason: EXPIRED_BEFORE_DECISION };
+      const expired = await repository.decide(request.approvalId, "pending", timeout.to, expiry);
+      if (!expired.decided) {
+        current = expired.current;
+        continue;
+      }
+      deps.bus.publish([
+        approvalEvent(expired.approval, timeout.event, { by: null, at, reason: EXPIRED_BEFORE_DECISION }),
+      ]);
+      throw new ApprovalRefusal(409, { error: APPROVAL_MESSAGES.expired });
+    }
     const step = approvalStep(current, request.decision, at);
     if (!step.ok) {
       if (step.refusal === "expired") throw new ApprovalRefusal(409, { error: APPROVAL_MESSAGES.expired });
