@@ -133,6 +133,12 @@ export interface Gateway {
    * the idle reaper, crash recovery and `auto_start` groups.
    */
   startBackground(): void;
+  /**
+   * Refuses the calls held for a human decision, their approvals expired, and holds no more: the
+   * first step of a shutdown, so that requests waiting on a hold end before the server drains
+   * (they would otherwise keep it up until their own deadline). Idempotent; `shutdown` does it too.
+   */
+  releaseHeldCalls(): Promise<void>;
   /** Stops loops and MCP sessions, then every child server. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -541,6 +547,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       // Idle reaper, crash recovery and `auto_start` groups: at once without coordination, on
       // election with it.
       coordination.start();
+    },
+    async releaseHeldCalls() {
+      await approvals?.close();
     },
     shutdown() {
       shuttingDown ??= (async () => {

@@ -101,6 +101,7 @@ async function serveOverHttp(
   }
   const signal = await signals.received;
   logger.info({ signal }, "shutting down");
+  await gateway.releaseHeldCalls();
   await closeHttp(app, gracefulTimeoutS);
   await gateway.shutdown();
   logger.info({}, "stopped");
@@ -118,6 +119,7 @@ async function serveOverStdio(gateway: Gateway, signals: ShutdownSignals): Promi
   const stdio = await serveStdio(gateway.services, gateway.frontDoor?.sessionServer, gateway.stdioPrincipal);
   const reason = await Promise.race([stdio.closed.then(() => "stdin closed"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
+  await gateway.releaseHeldCalls();
   await stdio.close();
   await gateway.shutdown();
   return 0;

@@ -60,6 +60,45 @@ describe("airlock serve shutdown", () => {
     }
   });
 
+  it("refuses a call held for approval at SIGTERM and exits at once, without waiting for its deadline", async () => {
+    const yaml = [
+      "tool_access: {mode: front_door}",
+      "approvals: {enabled: true}",
+      "mcp_servers:",
+      "  math:",
+      `    command: [node, ${JSON.stringify(ARITHMETIC)}]`,
+      "    tools: {approval_list: [add]}",
+    ].join("\n");
+    const gateway = await serveHttp(writeTempConfig(`${yaml}\n`));
+    const client = await connectHttp(gateway.baseUrl);
+    try {
+      await waitFor(async () => (await client.listTools()).tools.some((tool) => tool.name === "add"), 20_000);
+      const held = client.callTool({ name: "add", arguments: { a: 1, b: 2 } }).then(
+        (result) => result,
+        (error: unknown) => error,
+      );
+      await waitFor(async () => {
+        const response = await fetch(`${gateway.baseUrl}/api/approvals`);
+        return ((await response.json()) as unknown[]).length === 1;
+      }, 10_000);
+      const began = Date.now();
+      gateway.child.kill("SIGTERM");
+      const outcome = await Promise.race([
+        gateway.exited,
+        new Promise((resolve) => setTimeout(() => resolve("still running"), 20_000)),
+      ]);
+      expect(outcome).toBe(0);
+      // The held call's own deadline is 60 s away: it was refused rather than waited for.
+      expect(Date.now() - began).toBeLessThan(20_000);
+      // The call ended too, with the hold's refusal (or, when its connection was among those closed
+      // first, with the HTTP server's 503 while stopping): it does not hang.
+      expect(JSON.stringify(await held)).toMatch(/held for approval and refused|503/);
+    } finally {
+      await client.close().catch(() => undefined);
+      gateway.child.kill("SIGKILL");
+    }
+  });
+
   it("handles a SIGTERM that arrives before it listens", async () => {
     const child = spawn(
       process.execPath,
