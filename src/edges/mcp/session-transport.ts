@@ -166,9 +166,27 @@ export class SessionTransport implements Transport {
       res.writeHead(202).end();
       return;
     }
-    const exchange = new HttpExchange(res, [...new Set(requests.map((r) => r.id))], this.sessionId);
+    const exchange = new HttpExchange(res, [...new Set(requests.map((r) => r.id))], this.sessionId, (ids) =>
+      this.cancelLeft(ids),
+    );
     for (const { id } of requests) this.exchanges.set(id, exchange);
     for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  /**
+   * The client closed the connection of a POST before its requests were answered: the server is
+   * told they were cancelled, as a client's `notifications/cancelled` would, so their handlers stop
+   * (a call held for approval expires its approval; an upstream call is cancelled there too).
+   */
+  private cancelLeft(ids: readonly RequestId[]): void {
+    if (this.closed) return;
+    for (const requestId of ids) {
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId, reason: "the client closed the connection before the answer" },
+      });
+    }
   }
 
   private async handleGet(request: McpHttpRequest, res: ServerResponse): Promise<void> {
@@ -241,11 +259,16 @@ class HttpExchange implements Exchange {
     private readonly res: ServerResponse,
     private readonly ids: readonly RequestId[],
     private readonly sessionId: string | undefined,
+    /** Told of the requests still unanswered when the client left. */
+    onLeft: (unanswered: readonly RequestId[]) => void,
   ) {
-    // The client left: what is still sent about these requests has nowhere to go.
+    // The client left: what is still sent about these requests has nowhere to go. (`close` also
+    // comes after a complete answer, with nothing left unanswered.)
     res.once("close", () => {
       this.gone = true;
       this.stream?.end();
+      const unanswered = this.ids.filter((id) => !this.answers.has(id));
+      if (unanswered.length > 0) onLeft(unanswered);
     });
   }
 

@@ -52,6 +52,9 @@ class Gate {
   }
 }
 
+/** Why `until_cancelled` calls stopped, in order. */
+const cancellations: string[] = [];
+
 /** An MCP server with the tools these tests call; `gate` holds `wait` and a holding `slow_progress`. */
 function toolServer(gate: Gate): McpServer {
   const server = new McpServer({ name: "session-transport-test", version: "1.0.0" });
@@ -73,6 +76,16 @@ function toolServer(gate: Gate): McpServer {
   server.registerTool("wait", {}, async () => {
     await gate.pass();
     return { content: [{ type: "text", text: "waited" }] };
+  });
+  server.registerTool("until_cancelled", {}, async (extra) => {
+    await new Promise<void>((resolve) => {
+      extra.signal.addEventListener("abort", () => {
+        cancellations.push(String(extra.signal.reason));
+        resolve();
+      });
+      void gate.pass();
+    });
+    return { content: [] };
   });
   server.registerTool("ask", {}, async (extra) => {
     const answer = await extra.sendRequest(
@@ -240,7 +253,13 @@ describe("SessionTransport with an SDK client", () => {
     const harness = await startSession(randomUUID());
     const client = await connectClient(harness);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["ask", "echo", "slow_progress", "wait"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      "ask",
+      "echo",
+      "slow_progress",
+      "until_cancelled",
+      "wait",
+    ]);
     const result = await client.callTool({ name: "echo", arguments: { text: "hello" } });
     expect(result.content).toEqual([{ type: "text", text: "hello" }]);
     expect(harness.errors).toEqual([]);
@@ -566,14 +585,10 @@ describe("SessionTransport when a request outlives its HTTP exchange", () => {
     // Initialize and its notification were POSTs #0 and #1.
     await harness.postClosed(2);
 
+    // The request was cancelled with its connection: when its handler ends, no answer is sent.
     harness.gate.release();
-    await vi.waitFor(() =>
-      expect(send.mock.calls.findIndex(([message]) => "id" in message && message.id === 2)).toBeGreaterThan(
-        -1,
-      ),
-    );
-    const late = send.mock.calls.findIndex(([message]) => "id" in message && message.id === 2);
-    await expect(send.mock.results[late]!.value).resolves.toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(send.mock.calls.some(([message]) => "id" in message && message.id === 2)).toBe(false);
 
     const response = await post(harness.url, callTool(3, "echo", { text: "still here" }), { sessionId });
     expect(response.status).toBe(200);
@@ -584,6 +599,24 @@ describe("SessionTransport when a request outlives its HTTP exchange", () => {
     });
     expect(harness.errors).toEqual([]);
     expect(unhandled).toEqual([]);
+  });
+
+  it("tells the server a request was cancelled when its client leaves before the answer", async () => {
+    const harness = await startSession();
+    const sessionId = await initialize(harness);
+    cancellations.length = 0;
+    const abort = new AbortController();
+    const abandoned = post(harness.url, callTool(2, "until_cancelled"), { sessionId, signal: abort.signal });
+    await harness.gate.entered;
+    abort.abort();
+    await expect(abandoned).rejects.toThrow();
+    await vi.waitFor(() => expect(cancellations).toHaveLength(1));
+    expect(cancellations[0]).toContain("the client closed the connection before the answer");
+    // An answered request is not cancelled when its connection closes afterwards.
+    const answered = await post(harness.url, callTool(3, "echo", { text: "x" }), { sessionId });
+    expect(answered.status).toBe(200);
+    await answered.json();
+    expect(cancellations).toHaveLength(1);
   });
 
   it("answers a request still pending at close() with 404", async () => {
