@@ -30,6 +30,7 @@ auth:
     - {principal: svc1, role: service-account}
     - {principal: svc2, role: service-account}
     - {principal: dave, role: developer, scope: "tenant:t1"}
+    - {principal: erin, role: viewer}
 interceptors:
   validators:
     - {type: payload_size, max_bytes: ${MAX_BYTES}}
@@ -107,6 +108,7 @@ beforeAll(async () => {
   keys.svc1 = await keyFor("svc1", "t1");
   keys.svc2 = await keyFor("svc2", "t2");
   keys.dave = await keyFor("dave", "t1");
+  keys.erin = await keyFor("erin", "t1");
   for (const who of ["alice", "svc1", "svc2"]) clients[who] = await connectAs(keys[who] as string);
 }, 30_000);
 
@@ -160,6 +162,56 @@ describe("policies stored through /auth/policies", () => {
       await rest("DELETE", "/api/auth/policies/member/pool:text");
     }
     expect(await outcome("svc2", "pool", "uppercase", { text: "a" })).toBe("ok");
+  });
+});
+
+describe("operator listings with access filtering (spec 2 §4)", () => {
+  const names = (tools: { name?: string; tool_name?: string }[]) =>
+    tools.map((tool) => tool.name ?? tool.tool_name ?? "");
+  const viaMcp = async (): Promise<string[]> => {
+    const { json } = await callJson(clients.alice as Client, "gateway_tools", { mcp_server: "math" });
+    return names(json?.tools ?? []);
+  };
+  const serverTools = async (who: string) => {
+    const response = await rest("GET", "/api/mcp_servers/math/tools", who);
+    expect(response.statusCode).toBe(200);
+    return names(response.json().tools);
+  };
+  const allTools = async (who: string) =>
+    names(
+      (
+        (await rest("GET", "/api/tools/", who)).json().tools as { mcp_server_id: string; tool_name: string }[]
+      ).filter((tool) => tool.mcp_server_id === "math"),
+    );
+  const details = async (who: string) =>
+    names((await rest("GET", "/api/mcp_servers/math", who)).json().tools);
+
+  it("leave out a tool a stored policy denies, or a withdrawal hides, from the caller it applies to", async () => {
+    expect(await viaMcp()).toContain("subtract");
+    await rest("POST", "/api/auth/policies/provider/math", "alice", { deny_list: ["subtract"] });
+    await rest("POST", "/api/admin/tools/math/multiply/withdraw", "alice", { tenant_id: "t1" });
+    try {
+      for (const list of [
+        await viaMcp(),
+        await serverTools("alice"),
+        await allTools("alice"),
+        await details("alice"),
+      ]) {
+        expect(list).not.toContain("subtract");
+        expect(list).toContain("add");
+        // The withdrawal is tenant t1's alone.
+        expect(list).toContain("multiply");
+      }
+      // A reader whose key belongs to tenant t1.
+      for (const list of [await serverTools("erin"), await allTools("erin"), await details("erin")]) {
+        expect(list).not.toContain("subtract");
+        expect(list).not.toContain("multiply");
+      }
+    } finally {
+      await rest("DELETE", "/api/auth/policies/provider/math");
+      await rest("POST", "/api/admin/tools/math/multiply/restore", "alice", { tenant_id: "t1" });
+    }
+    expect(await serverTools("erin")).toEqual(expect.arrayContaining(["subtract", "multiply"]));
   });
 });
 

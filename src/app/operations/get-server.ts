@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { policySummary, visibleTools } from "../../domain/policy/tool-policy.js";
+import { policySummary } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
+import { toolsVisibleTo } from "../views/caller-tools.js";
 import { serverDetail } from "../views/server-views.js";
 
 export const serverRef = z.object({
@@ -13,13 +14,14 @@ export const getServer = defineOperation({
   summary: "Details of one MCP server: state, tools, health and its tool policy.",
   permissions: ["mcp_servers:read"],
   input: serverRef,
-  async run({ fleet, clock, groups, pins, headerExposure }, input) {
+  async run(services, input, ctx) {
+    const { fleet, clock, groups, pins, headerExposure } = services;
     if (groups.has(input.mcp_server)) return groups.view(input.mcp_server);
     const server = fleet.require(input.mcp_server);
     const detail = serverDetail(server, clock.now(), clock.monotonic(), (tool) =>
       pins?.pinnedDigest(server.id, tool),
     );
-    const visible = visibleTools(detail.tools, [server.spec.tool_policy]);
+    const visible = await toolsVisibleTo(services, ctx, server.id, null, detail.tools);
     const filtered = detail.tools.length - visible.length;
     return {
       ...detail,

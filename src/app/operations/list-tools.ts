@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { visibleTools } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
+import { toolsVisibleTo } from "../views/caller-tools.js";
 
 export const listTools = defineOperation({
   name: "list-tools",
@@ -8,24 +8,29 @@ export const listTools = defineOperation({
   summary: "Every known tool of every server; servers whose tools are not known yet are left out.",
   permissions: ["tool:list"],
   input: z.object({}),
-  async run({ fleet, pins, headerExposure }) {
-    const tools = fleet.list().flatMap((server) =>
-      visibleTools(server.tools ?? [], [server.spec.tool_policy])
-        .filter((tool) => !headerExposure?.withholds(server.id, tool))
-        .map((tool) => {
-          // Spec 1 "Tool": only a pin for every caller is shown, never a per-tenant one.
-          const pinned = pins?.pinnedDigest(server.id, tool.name);
-          return {
-            mcp_server_id: server.id,
-            tool_name: tool.name,
-            description: tool.description ?? "",
-            // Spec 1 §2: the schema rendered as text, not a JSON object.
-            input_schema: JSON.stringify(tool.inputSchema),
-            digest: tool.digest,
-            ...(pinned !== undefined && { pinned_digest: pinned }),
-          };
-        }),
+  async run(services, _input, ctx) {
+    const { fleet, pins, headerExposure } = services;
+    const lists = await Promise.all(
+      fleet.list().map(async (server) => {
+        const visible = await toolsVisibleTo(services, ctx, server.id, null, server.tools ?? []);
+        return visible
+          .filter((tool) => !headerExposure?.withholds(server.id, tool))
+          .map((tool) => {
+            // Spec 1 "Tool": only a pin for every caller is shown, never a per-tenant one.
+            const pinned = pins?.pinnedDigest(server.id, tool.name);
+            return {
+              mcp_server_id: server.id,
+              tool_name: tool.name,
+              description: tool.description ?? "",
+              // Spec 1 §2: the schema rendered as text, not a JSON object.
+              input_schema: JSON.stringify(tool.inputSchema),
+              digest: tool.digest,
+              ...(pinned !== undefined && { pinned_digest: pinned }),
+            };
+          });
+      }),
     );
+    const tools = lists.flat();
     return { tools };
   },
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
-import { visibleTools } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
+import { toolsVisibleTo } from "../views/caller-tools.js";
 import { toolView } from "../views/server-views.js";
 
 export const serverTools = defineOperation({
@@ -13,7 +13,8 @@ export const serverTools = defineOperation({
     mcp_server: z.string().min(1).describe("MCP server id"),
     start: z.boolean().default(false).describe("Start a cold server to learn its tools"),
   }),
-  async run({ fleet, groups, pins, headerExposure }, input) {
+  async run(services, input, ctx) {
+    const { fleet, groups, pins, headerExposure } = services;
     if (groups.has(input.mcp_server)) {
       let member: ReturnType<typeof groups.route>;
       try {
@@ -22,22 +23,23 @@ export const serverTools = defineOperation({
         throw new GatewayError("NoAvailableMemberError", `no_healthy_members_in_group: ${input.mcp_server}`);
       }
       const tools = await fleet.tools(member, input.start);
-      const policies = [...groups.policiesFor(input.mcp_server, member.id), member.spec.tool_policy];
+      const visible = await toolsVisibleTo(services, ctx, member.id, input.mcp_server, tools);
       return {
         mcp_server: input.mcp_server,
         group: true,
-        tools: visibleTools(tools, policies)
+        tools: visible
           .filter((tool) => !headerExposure?.withholds(member.id, tool))
           .map((tool) => toolView(tool, (name) => pins?.pinnedDigest(member.id, name))),
       };
     }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.tools(server, input.start);
+    const visible = await toolsVisibleTo(services, ctx, server.id, null, tools);
     return {
       mcp_server: server.id,
       state: server.lifecycle.state,
       predefined: (server.spec.predefined_tools?.length ?? 0) > 0,
-      tools: visibleTools(tools, [server.spec.tool_policy])
+      tools: visible
         .filter((tool) => !headerExposure?.withholds(server.id, tool))
         .map((tool) => toolView(tool, (name) => pins?.pinnedDigest(server.id, name))),
     };
