@@ -55,12 +55,12 @@ export class DirectRequests {
       if (this.closed) return reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       const id = this.nextId();
       const sent = onProgress ? withProgressToken(params, id) : params;
-      const onAbort = signal ? () => this.cancel(id, signal.reason, signal.reason) : undefined;
+      const onAbort = signal ? () => this.cancel(id, signal.reason) : undefined;
       const timer = setTimeout(() => {
         const timeout = McpError.fromError(ErrorCode.RequestTimeout, "Request timed out", {
           timeout: options.timeoutMs,
         });
-        this.cancel(id, timeout, timeout);
+        this.cancel(id, timeout);
       }, options.timeoutMs);
       this.pending.set(id, { resolve, reject, timer, signal, onAbort, onProgress });
       if (onAbort) signal?.addEventListener("abort", onAbort, { once: true });
@@ -113,8 +113,8 @@ export class DirectRequests {
     for (const id of [...this.pending.keys()]) this.remove(id)?.reject(error);
   }
 
-  /** Gives up a request: the upstream is told, the caller gets `error`. */
-  private cancel(id: number, reason: unknown, error: unknown): void {
+  /** Gives up a request: the upstream is told why, and the caller gets `reason` as its error. */
+  private cancel(id: number, reason: unknown): void {
     const pending = this.remove(id);
     if (pending === undefined) return;
     const cancelled = {
@@ -123,7 +123,7 @@ export class DirectRequests {
       params: { requestId: id, reason: String(reason) },
     };
     this.transport.send(cancelled as JSONRPCMessage).catch(() => {});
-    pending.reject(error);
+    pending.reject(reason);
   }
 
   /** Removes a request from those in flight, with its timer and listener. */
