@@ -233,34 +233,15 @@ describe("airlock serve refusals", () => {
     expect(result.stderr).toContain("--port must be an integer between 0 and 65535");
   });
 
-  it("exits 1 with one line when the log file cannot be opened", () => {
-    const result = runCli([
-      "serve",
-      "--config",
-      writeTempConfig(fleetYaml()),
-      "--port",
-      "0",
-      "--log-file",
-      tmpdir(),
-    ]);
+  // A directory, and a path Node's own recursive mkdir never returns for (the gateway must not spin).
+  it.each([
+    [tmpdir(), "it is a directory"],
+    ["/proc/nonexistent/airlock.log", "ENOENT"],
+  ])("exits 1 at once with one line when the log file %s cannot be opened", (path, reason) => {
+    const config = writeTempConfig(fleetYaml());
+    const result = runCli(["serve", "--config", config, "--port", "0", "--log-file", path]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`error: cannot open the log file ${tmpdir()}: it is a directory\n`);
-  });
-
-  it("exits 1 at once for a log file in a directory that cannot be created", () => {
-    // Node's own recursive mkdir never returns for this path; the gateway must not spin on it.
-    const path = "/proc/nonexistent/airlock.log";
-    const result = runCli([
-      "serve",
-      "--config",
-      writeTempConfig(fleetYaml()),
-      "--port",
-      "0",
-      "--log-file",
-      path,
-    ]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`error: cannot open the log file ${path}: ENOENT\n`);
+    expect(result.stderr).toBe(`error: cannot open the log file ${path}: ${reason}\n`);
   });
 
   it("takes --log-level in any case, and names the flag for a wrong one", () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { policySummary } from "../../domain/policy/tool-policy.js";
 import { defineOperation } from "../operation.js";
-import { toolsVisibleTo } from "../views/caller-tools.js";
+import { callerToolFilter } from "../views/caller-tools.js";
 import { serverDetail } from "../views/server-views.js";
 
 export const serverRef = z.object({
@@ -21,7 +21,8 @@ export const getServer = defineOperation({
     const detail = serverDetail(server, clock.now(), clock.monotonic(), (tool) =>
       pins?.pinnedDigest(server.id, tool),
     );
-    const visible = await toolsVisibleTo(services, ctx, server.id, null, detail.tools);
+    const visibleTo = await callerToolFilter(services, ctx);
+    const visible = visibleTo(server.id, null, detail.tools);
     const filtered = detail.tools.length - visible.length;
     return {
       ...detail,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../operation.js";
-import { toolsVisibleTo } from "../views/caller-tools.js";
+import { callerToolFilter } from "../views/caller-tools.js";
 
 export const listTools = defineOperation({
   name: "list-tools",
@@ -10,27 +10,24 @@ export const listTools = defineOperation({
   input: z.object({}),
   async run(services, _input, ctx) {
     const { fleet, pins, headerExposure } = services;
-    const lists = await Promise.all(
-      fleet.list().map(async (server) => {
-        const visible = await toolsVisibleTo(services, ctx, server.id, null, server.tools ?? []);
-        return visible
-          .filter((tool) => !headerExposure?.withholds(server.id, tool))
-          .map((tool) => {
-            // Spec 1 "Tool": only a pin for every caller is shown, never a per-tenant one.
-            const pinned = pins?.pinnedDigest(server.id, tool.name);
-            return {
-              mcp_server_id: server.id,
-              tool_name: tool.name,
-              description: tool.description ?? "",
-              // Spec 1 §2: the schema rendered as text, not a JSON object.
-              input_schema: JSON.stringify(tool.inputSchema),
-              digest: tool.digest,
-              ...(pinned !== undefined && { pinned_digest: pinned }),
-            };
-          });
-      }),
+    const visibleTo = await callerToolFilter(services, ctx);
+    const tools = fleet.list().flatMap((server) =>
+      visibleTo(server.id, null, server.tools ?? [])
+        .filter((tool) => !headerExposure?.withholds(server.id, tool))
+        .map((tool) => {
+          // Spec 1 "Tool": only a pin for every caller is shown, never a per-tenant one.
+          const pinned = pins?.pinnedDigest(server.id, tool.name);
+          return {
+            mcp_server_id: server.id,
+            tool_name: tool.name,
+            description: tool.description ?? "",
+            // Spec 1 §2: the schema rendered as text, not a JSON object.
+            input_schema: JSON.stringify(tool.inputSchema),
+            digest: tool.digest,
+            ...(pinned !== undefined && { pinned_digest: pinned }),
+          };
+        }),
     );
-    const tools = lists.flat();
     return { tools };
   },
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import { defineOperation } from "../operation.js";
-import { toolsVisibleTo } from "../views/caller-tools.js";
+import { callerToolFilter } from "../views/caller-tools.js";
 import { toolView } from "../views/server-views.js";
 
 export const serverTools = defineOperation({
@@ -15,6 +15,7 @@ export const serverTools = defineOperation({
   }),
   async run(services, input, ctx) {
     const { fleet, groups, pins, headerExposure } = services;
+    const visibleTo = await callerToolFilter(services, ctx);
     if (groups.has(input.mcp_server)) {
       let member: ReturnType<typeof groups.route>;
       try {
@@ -23,7 +24,7 @@ export const serverTools = defineOperation({
         throw new GatewayError("NoAvailableMemberError", `no_healthy_members_in_group: ${input.mcp_server}`);
       }
       const tools = await fleet.tools(member, input.start);
-      const visible = await toolsVisibleTo(services, ctx, member.id, input.mcp_server, tools);
+      const visible = visibleTo(member.id, input.mcp_server, tools);
       return {
         mcp_server: input.mcp_server,
         group: true,
@@ -34,7 +35,7 @@ export const serverTools = defineOperation({
     }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.tools(server, input.start);
-    const visible = await toolsVisibleTo(services, ctx, server.id, null, tools);
+    const visible = visibleTo(server.id, null, tools);
     return {
       mcp_server: server.id,
       state: server.lifecycle.state,
