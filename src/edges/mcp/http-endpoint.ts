@@ -27,6 +27,7 @@ import {
 import { MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { createManagementServer } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
+import { connectSession } from "./session-dispatch.js";
 import { replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
 
@@ -167,7 +168,7 @@ export class McpHttpEndpoint {
       this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity });
       await this.record(id, caller, body);
     });
-    await server.connect(transport);
+    await connectSession(server, transport);
     reply.hijack();
     await transport.handle(request, reply.raw);
   }
@@ -329,7 +330,7 @@ export class McpHttpEndpoint {
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
     const identity = { caller };
     const { server, transport } = this.openSession(id, identity);
-    await server.connect(transport);
+    await connectSession(server, transport);
     try {
       await replayInitialization(transport, record);
     } catch (error) {

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { connectSession } from "../../../src/edges/mcp/session-dispatch.js";
 import { SessionTransport } from "../../../src/edges/mcp/session-transport.js";
 
 const PROTOCOL_VERSION = "2025-06-18";
@@ -131,7 +132,8 @@ async function startSession(sessionId = "s-1"): Promise<Harness> {
   transport.onclose = () => {
     harness.closes++;
   };
-  await server.connect(transport);
+  // As the gateway connects its sessions: each message goes to the SDK's handler of its kind.
+  await connectSession(server.server, transport);
 
   let streamOpen: () => void = () => {};
   harness.streamOpened = new Promise<void>((resolve) => {
