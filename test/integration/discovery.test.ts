@@ -498,6 +498,20 @@ describe("discovery source management over REST", () => {
     });
   });
 
+  it("carries the preview header on a body refused before the route runs", async () => {
+    for (const method of ["POST", "PUT"] as const) {
+      const response = await gw.app.inject({
+        method,
+        url: method === "POST" ? "/api/discovery/sources" : "/api/discovery/sources/filesystem",
+        headers: { "content-type": "application/json" },
+        payload: "[1]",
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error: "invalid_body", detail: "request body must be a JSON object" });
+      expect(preview(response)).toBe("discovery-source-management");
+    }
+  });
+
   it("answers 400 invalid_mode for a mode other than additive or authoritative, with the preview header", async () => {
     const response = await gw.app.inject({
       method: "POST",

@@ -18,38 +18,31 @@ type NameParams = { Params: { name: string } };
 export function discoveryRoutes(app: FastifyInstance, services: AppServices): void {
   const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
     execute(services, operation, input, restContext(request));
-  // Set before the operation runs, so a refusal of a preview route carries the header too.
-  const preview = (reply: FastifyReply) => reply.header(PREVIEW_HEADER, PREVIEW_VALUE);
+  // Set when the request arrives, so every refusal of a preview route carries the header too (the
+  // body checks that run before the handler included).
+  const preview = {
+    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      reply.header(PREVIEW_HEADER, PREVIEW_VALUE);
+      done();
+    },
+  };
 
   app.get("/discovery/sources", async (request) => run(op.discoverySources, {}, request));
-  app.post("/discovery/sources", async (request, reply) => {
-    preview(reply);
-    return reply.status(201).send(await run(op.registerDiscoverySource, objectBody(request.body), request));
-  });
-  app.put<SourceParams>("/discovery/sources/:id", async (request, reply) => {
-    preview(reply);
-    return run(
-      op.updateDiscoverySource,
-      { ...objectBody(request.body), source_id: request.params.id },
-      request,
-    );
-  });
-  app.delete<SourceParams>("/discovery/sources/:id", async (request, reply) => {
-    preview(reply);
-    return run(op.deleteDiscoverySource, { source_id: request.params.id }, request);
-  });
-  app.post<SourceParams>("/discovery/sources/:id/scan", async (request, reply) => {
-    preview(reply);
-    return run(op.scanDiscoverySource, { source_id: request.params.id }, request);
-  });
-  app.put<SourceParams>("/discovery/sources/:id/enable", async (request, reply) => {
-    preview(reply);
-    return run(
-      op.enableDiscoverySource,
-      { ...objectBody(request.body), source_id: request.params.id },
-      request,
-    );
-  });
+  app.post("/discovery/sources", preview, async (request, reply) =>
+    reply.status(201).send(await run(op.registerDiscoverySource, objectBody(request.body), request)),
+  );
+  app.put<SourceParams>("/discovery/sources/:id", preview, async (request) =>
+    run(op.updateDiscoverySource, { ...objectBody(request.body), source_id: request.params.id }, request),
+  );
+  app.delete<SourceParams>("/discovery/sources/:id", preview, async (request) =>
+    run(op.deleteDiscoverySource, { source_id: request.params.id }, request),
+  );
+  app.post<SourceParams>("/discovery/sources/:id/scan", preview, async (request) =>
+    run(op.scanDiscoverySource, { source_id: request.params.id }, request),
+  );
+  app.put<SourceParams>("/discovery/sources/:id/enable", preview, async (request) =>
+    run(op.enableDiscoverySource, { ...objectBody(request.body), source_id: request.params.id }, request),
+  );
   app.get("/discovery/pending", async (request) => run(op.listPending, {}, request));
   app.get("/discovery/quarantined", async (request) => run(op.listQuarantined, {}, request));
   app.post<NameParams>("/discovery/approve/:name", async (request) =>
