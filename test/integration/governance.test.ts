@@ -332,6 +332,19 @@ describe("suspended sessions", () => {
     expect((await rest("DELETE", `/api/sessions/${longest}/suspend`)).statusCode).toBe(200);
     expect(await gw.gateway.services.repositories.suspendedSessions.list()).toEqual([]);
   });
+
+  it("reads a null reason as none, and refuses a reason that is not a string", async () => {
+    const nullReason = await rest("POST", "/api/sessions/s-null/suspend", undefined, { reason: null });
+    expect(nullReason.statusCode).toBe(200);
+    expect(await gw.gateway.services.repositories.suspendedSessions.list()).toMatchObject([
+      { session_id: "s-null", reason: "" },
+    ]);
+    expect((await rest("DELETE", "/api/sessions/s-null/suspend")).statusCode).toBe(200);
+    const numeric = await rest("POST", "/api/sessions/s-num/suspend", undefined, { reason: 5 });
+    expect(numeric.statusCode).toBe(422);
+    expect(numeric.json().error.message).toContain("reason");
+    expect(await gw.gateway.services.repositories.suspendedSessions.list()).toEqual([]);
+  });
 });
 
 describe("POST /agent/policy", () => {

@@ -18,7 +18,12 @@ export const suspendSession = defineOperation({
   permissions: ["mcp_servers:lifecycle"],
   input: z.object({
     session_id: z.string(),
-    reason: z.string({ error: REASON_RULE }).max(1024, { error: REASON_RULE }).default(""),
+    // An explicit null is no reason, as an absent one.
+    reason: z
+      .string({ error: REASON_RULE })
+      .max(1024, { error: REASON_RULE })
+      .nullish()
+      .transform((reason) => reason ?? ""),
   }),
   async run(services, input, ctx) {
     const governance = requireGovernance(services);
