@@ -33,6 +33,19 @@ describe("the gateway's /api/ws/events", () => {
     peer.close();
   });
 
+  it("answers a plain GET, without the upgrade, 426 with a JSON body", async () => {
+    for (const method of ["GET", "HEAD"]) {
+      const response = await fetch(`${base.replace("ws", "http")}/api/ws/events`, { method });
+      expect([method, response.status, response.headers.get("upgrade")]).toEqual([method, 426, "websocket"]);
+      if (method === "GET") {
+        expect(await response.json()).toEqual({
+          error: "upgrade_required",
+          detail: "this path serves a WebSocket: send the request with Upgrade: websocket",
+        });
+      }
+    }
+  });
+
   it("refuses a foreign Origin with close code 1008", async () => {
     const peer = new Peer(`${base}/api/ws/events`, { origin: "https://evil.example" });
     expect(await peer.closed).toMatchObject({ code: 1008 });

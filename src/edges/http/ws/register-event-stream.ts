@@ -43,6 +43,7 @@ export const EVENT_STREAM_PATH = "/ws/events";
 /** Client frames are small JSON objects; 64 KiB leaves room for a maximal subscribe frame. */
 const DEFAULT_MAX_PAYLOAD = 64 * 1024;
 const SHUTDOWN_REASON = "Server shutting down";
+const UPGRADE_REQUIRED = "this path serves a WebSocket: send the request with Upgrade: websocket";
 /** The close reason when a re-check confines the connection otherwise, or could not be made. */
 const SCOPE_CHANGED = "Access changed: reconnect";
 
@@ -79,12 +80,17 @@ export async function registerEventStream(
       api.route({
         method: "GET",
         url: EVENT_STREAM_PATH,
-        websocket: true,
         logSerializers: { req: describeRequest },
         preValidation: async (request) => {
           if (request.ws) verdicts.set(request, await judgeHandshake(request, rules));
         },
-        handler: (rawSocket, request) => {
+        // A plain GET, without the upgrade: 426 with the flat error body (RFC 9110 §15.5.22).
+        handler: (_request, reply) =>
+          reply
+            .code(426)
+            .header("upgrade", "websocket")
+            .send({ error: "upgrade_required", detail: UPGRADE_REQUIRED }),
+        wsHandler: (rawSocket, request) => {
           const socket = rawSocket as StreamSocket;
           const verdict = verdicts.get(request) ?? { ok: false, reason: "Handshake not evaluated" };
           verdicts.delete(request);
