@@ -68,6 +68,13 @@ describe("a group declared in the configuration", () => {
     expect(view).toMatchObject({ state: "healthy", healthy_count: 3, members_in_rotation_count: 3 });
   });
 
+  it("lists the tools of the member its strategy picks, with the group's state (gateway_tools)", async () => {
+    const { json } = await callJson(client, "gateway_tools", { mcp_server: "pool" });
+    expect(json).toMatchObject({ mcp_server: "pool", state: "healthy", group: true });
+    expect(json).not.toHaveProperty("predefined");
+    expect(json.tools.map((tool: { name: string }) => tool.name)).toContain("env");
+  });
+
   it("routes nothing to a member after it crashed and left rotation", async () => {
     const m2 = gw.gateway.services.fleet.require("m2");
     await gw.gateway.services.invoker

@@ -27,6 +27,7 @@ export const serverTools = defineOperation({
       const visible = visibleTo(member.id, input.mcp_server, tools);
       return {
         mcp_server: input.mcp_server,
+        state: groups.view(input.mcp_server).state,
         group: true,
         tools: visible
           .filter((tool) => !headerExposure?.withholds(member.id, tool))
