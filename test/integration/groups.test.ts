@@ -242,3 +242,35 @@ mcp_servers:${member("a1")}${member("a2")}
     }
   });
 });
+
+describe("a least_connections group", () => {
+  it("spreads the calls of one batch that run at once over its members", async () => {
+    for (const id of ["l1", "l2"]) {
+      const created = await inject("POST", "/api/mcp_servers/", {
+        mcp_server_id: id,
+        mode: "subprocess",
+        command: ["node", CONTROLLABLE],
+      });
+      expect(created.statusCode).toBe(201);
+    }
+    expect(
+      (await inject("POST", "/api/groups/", { group_id: "least", strategy: "least_connections" })).statusCode,
+    ).toBe(201);
+    for (const id of ["l1", "l2"]) {
+      expect((await inject("POST", "/api/groups/least/members", { member_id: id })).statusCode).toBe(201);
+    }
+    const { fleet } = gw.gateway.services;
+    await Promise.all(["l1", "l2"].map((id) => fleet.start(fleet.require(id), false)));
+    const served = () => ["l1", "l2"].map((id) => fleet.require(id).stats.total_invocations);
+    const before = served();
+    const calls = Array.from({ length: 6 }, () => ({
+      mcp_server: "least",
+      tool: "sleep",
+      arguments: { ms: 300 },
+    }));
+    const { json } = await callJson(client, "gateway_call", { calls, max_concurrency: 6 });
+    expect(json.results.every((r: { success: boolean }) => r.success)).toBe(true);
+    const after = served();
+    expect(after.map((count, i) => count - (before[i] ?? 0))).toEqual([3, 3]);
+  });
+});

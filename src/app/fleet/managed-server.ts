@@ -41,7 +41,13 @@ export class ManagedServer {
     last_success_at: null,
     last_failure_at: null,
   };
+  /** Calls in progress here: from the invoker taking them (a cold start included) to their end. */
   inFlight = 0;
+  /**
+   * Calls a group routed here that are still being admitted (policies, gates, an approval hold):
+   * counted with {@link inFlight} by `least_connections`, so that calls routed at once spread.
+   */
+  admitting = 0;
   /** Epoch milliseconds of the last completed start; null before the first. */
   startedAt: number | null = null;
   /** Monotonic milliseconds of the last use (start or call), for the idle reaper. */

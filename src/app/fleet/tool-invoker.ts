@@ -81,6 +81,7 @@ export class ToolInvoker {
     ctx: CallContext,
   ): Promise<InvokedResult> {
     const began = this.deps.clock.monotonic();
+    server.inFlight++;
     try {
       // The tenant's rate token is spent only once every budget admitted the call.
       const tenant = this.tenants?.reserve(ctx.caller?.tenant_id ?? null, began) ?? null;
@@ -107,6 +108,8 @@ export class ToolInvoker {
         this.deps.bus.publish([this.failedEvent(server, tool, ctx, began, error)]);
       }
       throw error;
+    } finally {
+      server.inFlight--;
     }
   }
 
@@ -133,7 +136,6 @@ export class ToolInvoker {
       throw new GatewayError("ToolNotFoundError", `Tool not found: ${tool}`, { tool_name: tool });
     }
     const began = clock.monotonic();
-    server.inFlight++;
     server.lastUsedMono = began;
     try {
       const result = await connection.callTool(tool, args, {
@@ -163,7 +165,6 @@ export class ToolInvoker {
       this.recorded.add(failure);
       throw failure;
     } finally {
-      server.inFlight--;
       server.lastUsedMono = clock.monotonic();
     }
   }

@@ -145,9 +145,7 @@ export class GroupService {
       ...(eligible && { eligible }),
       random: this.deps.random,
       memberStates: this.statusesOf(group.snapshot),
-      inFlight: new Map(
-        group.snapshot.members.map((member) => [member.id, this.deps.fleet.get(member.id)?.inFlight ?? 0]),
-      ),
+      inFlight: new Map(group.snapshot.members.map((member) => [member.id, this.callsAt(member.id)])),
     });
     group.snapshot = result.snapshot;
     if ("refused" in result) {
@@ -161,6 +159,12 @@ export class GroupService {
       });
     }
     return this.deps.fleet.require(result.member_id);
+  }
+
+  /** Calls in progress at a member, counting those still being admitted after routing. */
+  private callsAt(memberId: string): number {
+    const server = this.deps.fleet.get(memberId);
+    return server ? server.inFlight + server.admitting : 0;
   }
 
   /** Reports how a call routed to `member` ended. */

@@ -125,11 +125,18 @@ async function route(
     (id) =>
       combinedVerdict(memberPolicies(services, id, target, options.everyGroup, tenant), tool) !== "deny",
   );
-  await admit(
-    services,
-    { ctx, target, group: target, server: member, tool, args, callId: options.callId, deadline },
-    options,
-  );
+  // Counted at the member until the invoker takes the call (it counts it from then on, before any
+  // wait), so calls routed at once see each other.
+  member.admitting++;
+  try {
+    await admit(
+      services,
+      { ctx, target, group: target, server: member, tool, args, callId: options.callId, deadline },
+      options,
+    );
+  } finally {
+    member.admitting--;
+  }
   span.routed(member.id);
   options.onRouted?.(member.id);
   try {
