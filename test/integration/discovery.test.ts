@@ -507,7 +507,10 @@ describe("discovery source management over REST", () => {
         payload: "[1]",
       });
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ error: "invalid_body", detail: "request body must be a JSON object" });
+      expect(response.json()).toEqual({
+        error: "invalid_body",
+        detail: "request body must be a JSON object",
+      });
       expect(preview(response)).toBe("discovery-source-management");
     }
   });
