@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ANONYMOUS } from "../../src/app/context.js";
+import { routeCall } from "../../src/app/routing/route-call.js";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
 import { memoryStorage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
@@ -112,6 +114,48 @@ ${held("webhook")}`);
           fields: expect.objectContaining({ event: "startup_check_failed", subsystem: "approvals.webhook" }),
         }),
       );
+    } finally {
+      await gateway?.shutdown();
+    }
+  });
+
+  it("start with an error log, and refuse the held tool, when no gate exists and enforce is false", async () => {
+    const yaml = `
+startup_checks: {enforce: false}
+approvals: {enabled: false}
+${held("event_stream")}`;
+    // Enforced, the configuration itself is refused (what `airlock config check` reports too).
+    expect(() => parseConfig(yaml.replace("enforce: false", "enforce: true"))).toThrow(
+      /approval_list: holds calls for approval but approvals.enabled is false/,
+    );
+    const { gateway, error, lines } = await boot(yaml);
+    try {
+      expect(error).toBeUndefined();
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: "error",
+          fields: expect.objectContaining({ event: "startup_check_failed", subsystem: "approvals" }),
+        }),
+      );
+      const { fleet, invoker } = gateway!.services;
+      const ctx = { principal: ANONYMOUS, authenticated: false, channel: "rest" as const };
+      const call = routeCall(
+        gateway!.services,
+        ctx,
+        "hooked",
+        "echo",
+        { message: "x" },
+        {
+          callId: "held",
+          timeoutMs: 5_000,
+        },
+      );
+      await expect(call).rejects.toMatchObject({
+        type: "ToolAccessDeniedError",
+        details: { reason: "approval_required" },
+      });
+      expect(fleet.require("hooked").stats.total_invocations).toBe(0);
+      expect(invoker.activeCalls).toBe(0);
     } finally {
       await gateway?.shutdown();
     }

@@ -21,6 +21,7 @@ export interface CrossFieldView {
     [key: string]: unknown;
   };
   readonly auth: { enabled: boolean; storage: { driver?: string | undefined } };
+  readonly startup_checks: { enforce: boolean };
   readonly persistence: { backend?: "sqlite" | "postgresql" | undefined };
   readonly event_store: { driver?: "sqlite" | "memory" | undefined };
   readonly coordination?: object | undefined;
@@ -242,7 +243,9 @@ export function checkCrossFieldRules(value: unknown, ctx: Ctx): void {
     : {};
   const cleanView: CrossFieldView = { ...view, mcp_servers: servers };
 
-  if (clean(["approvals"])) {
+  // With `startup_checks.enforce: false` the approval gate's refusals are error logs at start-up
+  // (`checkStartup`), not configuration errors.
+  if (clean(["approvals"]) && view.startup_checks?.enforce !== false) {
     const globalMembers = clean(["tool_access"]) ? view.tool_access.member : {};
     checkApprovals(cleanView, listToolPolicies(servers, globalMembers), ctx);
   }
