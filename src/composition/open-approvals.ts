@@ -11,6 +11,7 @@ import type { Logger } from "../app/ports/logger.js";
 import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import { memberPolicies } from "../app/routing/route-call.js";
 import type { AppServices } from "../app/services.js";
+import { redisUrlProblem } from "../config/schema/primitives.js";
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from "../config/schema/tool-policy.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { planChannels } from "./approval-channels.js";
@@ -68,7 +69,8 @@ export async function openApprovals(
   let delivery: BullmqApprovalDelivery | null = null;
   if (plan.senders.length > 0) {
     const url = approvals.delivery.redis_url;
-    const urlProblem = url === undefined ? "approvals.delivery.redis_url is not set" : redisUrlProblem(url);
+    const problem = url === undefined ? "is not set" : redisUrlProblem(url);
+    const urlProblem = problem === null ? null : `approvals.delivery.redis_url ${problem}`;
     if (urlProblem !== null || url === undefined) {
       for (const sender of plan.senders) {
         unreachable.set(
@@ -133,19 +135,6 @@ export async function openApprovals(
       return closing;
     },
   };
-}
-
-/** Why `url` cannot name a Redis server, or null when it can. */
-function redisUrlProblem(url: string): string | null {
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-      return "approvals.delivery.redis_url must use the redis:// or rediss:// scheme";
-    }
-    return parsed.hostname === "" ? "approvals.delivery.redis_url names no host" : null;
-  } catch {
-    return "approvals.delivery.redis_url is not a valid URL";
-  }
 }
 
 /** The URL fit for a message: its password masked. */

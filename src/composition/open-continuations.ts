@@ -2,6 +2,7 @@ import { MemoryContinuationStore } from "../adapters/continuations/memory-contin
 import type { Clock } from "../app/ports/clock.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { Continuations } from "../app/services.js";
+import { redisUrlProblem } from "../config/schema/primitives.js";
 import type { GatewayConfig } from "../config/schema.js";
 
 /**
@@ -67,19 +68,9 @@ export async function openContinuations(
  * masked. Throws an error naming `truncation.redis_url` when it cannot be used.
  */
 function describeRedisUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error("truncation.redis_url: not a valid URL (expected redis://host:port/db or rediss://...)");
-  }
-  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new Error("truncation.redis_url: must use the redis:// or rediss:// scheme");
-  }
-  if (parsed.hostname === "") throw new Error("truncation.redis_url: names no host");
-  if (!/^\/?(\d+)?$/.test(parsed.pathname)) {
-    throw new Error("truncation.redis_url: the path must be a database number (redis://host:port/0)");
-  }
+  const problem = redisUrlProblem(url);
+  if (problem !== null) throw new Error(`truncation.redis_url: ${problem}`);
+  const parsed = new URL(url);
   if (parsed.password !== "") parsed.password = "***";
   return parsed.toString();
 }

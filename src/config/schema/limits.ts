@@ -13,6 +13,7 @@ import {
   mapOf,
   numberAbove,
   oneOf,
+  redisUrl,
   rule,
   section,
 } from "./primitives.js";
@@ -80,10 +81,7 @@ export const truncationSchema = section({
   min_per_response_bytes: intAtLeast(1).default(MIN_PER_RESPONSE_DEFAULT),
   cache_ttl_s: intAtLeast(1).default(300),
   cache_driver: oneOf(["memory", "redis"]).default("memory"),
-  redis_url: z
-    .string(rule("must be a redis:// or rediss:// URL"))
-    .refine((value) => /^rediss?:\/\/./.test(value), { error: "must be a redis:// or rediss:// URL" })
-    .optional(),
+  redis_url: redisUrl().optional(),
   max_cache_entries: intAtLeast(1).default(10_000),
   preserve_json_structure: bool().default(true),
   truncate_on_line_boundary: bool().default(true),

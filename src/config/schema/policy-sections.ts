@@ -14,6 +14,7 @@ import {
   numberAbove,
   oneOf,
   optionalSection,
+  redisUrl,
   rule,
   section,
   stringList,
@@ -45,7 +46,7 @@ export const approvalsSchema = z.preprocess(
         delivery: section({
           required: bool().default(false),
           // Channels with an adapter (webhook, slack) are delivered as BullMQ jobs in this Redis.
-          redis_url: nonBlank("must be a redis:// or rediss:// URL").optional(),
+          redis_url: redisUrl().optional(),
           // Attempts per request (the first included), and the first retry's delay, doubling;
           // unset, the composition's defaults (docs/approvals.md).
           max_attempts: intBetween(1, 20).optional(),

@@ -262,6 +262,34 @@ export function httpUrl(message = "must be an http:// or https:// URL") {
 }
 
 /**
+ * Why `url` cannot name a Redis server as the Redis client reads it, or null when it can: a
+ * `redis://` or `rediss://` URL with a host, whose path, if any, is a database number.
+ */
+export function redisUrlProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "is not a valid URL (expected redis://host:port/db or rediss://...)";
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    return "must use the redis:// or rediss:// scheme";
+  }
+  if (parsed.hostname === "") return "names no host";
+  if (!/^\/?(\d+)?$/.test(parsed.pathname))
+    return "has a path that is not a database number (redis://host:port/0)";
+  return null;
+}
+
+/** A Redis URL {@link redisUrlProblem} accepts; the refusal says what is wrong with it. */
+export function redisUrl() {
+  return z.string(rule("must be a redis:// or rediss:// URL")).superRefine((value, ctx) => {
+    const problem = redisUrlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
+}
+
+/**
  * An old spelling still accepted for one value: reported as `deprecated_config_value` and
  * replaced by the current one before the next pass.
  */
