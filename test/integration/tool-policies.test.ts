@@ -60,6 +60,21 @@ describe("a server's tools policy", () => {
     ]);
   });
 
+  it("lists only the visible tools in gateway_start, REST start and the tools_count of listings", async () => {
+    const visible = ["echo", "env", "set_listing_failure"];
+    const started = await callJson(client, "gateway_start", { mcp_server: "guarded" });
+    expect(started.json.tools.sort()).toEqual(visible);
+    const rest = await gw.app.inject({ method: "POST", url: "/api/mcp_servers/guarded/start" });
+    expect(rest.json().tools.sort()).toEqual(visible);
+    const listed = await callJson(client, "gateway_list", {});
+    const summary = listed.json.mcp_servers.find(
+      (s: { mcp_server_id: string }) => s.mcp_server_id === "guarded",
+    );
+    expect(summary.tools_count).toBe(visible.length);
+    const all = gw.gateway.services.fleet.require("guarded").tools ?? [];
+    expect(all.length).toBeGreaterThan(visible.length);
+  });
+
   it("refuses a call of a hidden tool before it reaches the server", async () => {
     const result = await call("guarded", "crash");
     expect(result).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });

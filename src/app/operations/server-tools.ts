@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import { defineOperation } from "../operation.js";
-import { callerToolFilter } from "../views/caller-tools.js";
+import { callerToolListing } from "../views/caller-tools.js";
 import { toolView } from "../views/server-views.js";
 
 export const serverTools = defineOperation({
@@ -14,8 +14,8 @@ export const serverTools = defineOperation({
     start: z.boolean().default(false).describe("Start a cold server to learn its tools"),
   }),
   async run(services, input, ctx) {
-    const { fleet, groups, pins, headerExposure } = services;
-    const visibleTo = await callerToolFilter(services, ctx);
+    const { fleet, groups, pins } = services;
+    const listed = await callerToolListing(services, ctx);
     if (groups.has(input.mcp_server)) {
       let member: ReturnType<typeof groups.route>;
       try {
@@ -24,26 +24,24 @@ export const serverTools = defineOperation({
         throw new GatewayError("NoAvailableMemberError", `no_healthy_members_in_group: ${input.mcp_server}`);
       }
       const tools = await fleet.tools(member, input.start);
-      const visible = visibleTo(member.id, input.mcp_server, tools);
       return {
         mcp_server: input.mcp_server,
         state: groups.view(input.mcp_server).state,
         group: true,
-        tools: visible
-          .filter((tool) => !headerExposure?.withholds(member.id, tool))
-          .map((tool) => toolView(tool, (name) => pins?.pinnedDigest(member.id, name))),
+        tools: listed(member.id, input.mcp_server, tools).map((tool) =>
+          toolView(tool, (name) => pins?.pinnedDigest(member.id, name)),
+        ),
       };
     }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.tools(server, input.start);
-    const visible = visibleTo(server.id, null, tools);
     return {
       mcp_server: server.id,
       state: server.lifecycle.state,
       predefined: (server.spec.predefined_tools?.length ?? 0) > 0,
-      tools: visible
-        .filter((tool) => !headerExposure?.withholds(server.id, tool))
-        .map((tool) => toolView(tool, (name) => pins?.pinnedDigest(server.id, name))),
+      tools: listed(server.id, null, tools).map((tool) =>
+        toolView(tool, (name) => pins?.pinnedDigest(server.id, name)),
+      ),
     };
   },
 });

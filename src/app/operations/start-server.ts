@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { callerToolListing } from "../views/caller-tools.js";
 import { serverRef } from "./get-server.js";
 
 export const startServer = defineOperation({
@@ -7,7 +8,8 @@ export const startServer = defineOperation({
   summary: "Start an MCP server (a dead one at once, skipping its retry backoff) and list its tools.",
   permissions: ["mcp_servers:lifecycle"],
   input: serverRef,
-  async run({ fleet, groups }, input) {
+  async run(services, input, ctx) {
+    const { fleet, groups } = services;
     if (groups.has(input.mcp_server)) {
       const { started } = await groups.startMembers(input.mcp_server);
       const view = groups.view(input.mcp_server);
@@ -22,6 +24,8 @@ export const startServer = defineOperation({
     }
     const server = fleet.require(input.mcp_server);
     const tools = await fleet.start(server, true);
-    return { mcp_server: server.id, state: server.lifecycle.state, tools: tools.map((t) => t.name) };
+    // Listed as gateway_tools lists them: what the caller's policies let it see.
+    const listed = (await callerToolListing(services, ctx))(server.id, null, tools);
+    return { mcp_server: server.id, state: server.lifecycle.state, tools: listed.map((t) => t.name) };
   },
 });

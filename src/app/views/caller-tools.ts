@@ -1,5 +1,6 @@
 import { visibleTools } from "../../domain/policy/tool-policy.js";
 import type { RequestContext } from "../context.js";
+import type { ToolInfo } from "../fleet/managed-server.js";
 import { memberPolicies } from "../routing/route-call.js";
 import type { AppServices } from "../services.js";
 
@@ -35,5 +36,29 @@ export async function callerToolFilter(
     return visible.filter(
       (tool) => !withdrawn(serverId, tool.name) && (viaGroup === null || !withdrawn(viaGroup, tool.name)),
     );
+  };
+}
+
+/** The tools of one server a caller is shown, as {@link callerToolListing} decides. */
+export type CallerToolListing = <T extends Pick<ToolInfo, "name" | "inputSchema" | "digest">>(
+  serverId: string,
+  viaGroup: string | null,
+  tools: readonly T[],
+) => T[];
+
+/**
+ * The tools of a server a caller is shown in a listing (`gateway_tools`, `gateway_start`, a server's
+ * `tools_count`, `GET /api/tools/`): what {@link callerToolFilter} lets it see, less the tools
+ * `header_exposure` withholds from everyone.
+ */
+export async function callerToolListing(
+  services: Pick<AppServices, "fleet" | "groups" | "governance" | "headerExposure">,
+  ctx: RequestContext,
+): Promise<CallerToolListing> {
+  const visibleTo = await callerToolFilter(services, ctx);
+  const { headerExposure } = services;
+  return (serverId, viaGroup, tools) => {
+    const visible = visibleTo(serverId, viaGroup, tools);
+    return headerExposure ? visible.filter((tool) => !headerExposure.withholds(serverId, tool)) : visible;
   };
 }
