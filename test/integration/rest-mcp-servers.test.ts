@@ -3,10 +3,10 @@ import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.
 
 let gw: TestGateway;
 
-/** Spec 2 §7: an error type without a REST status is a 500 that says nothing more. */
-const GENERIC_500 = {
-  error: { code: "InternalServerError", message: "An internal server error occurred.", details: null },
-};
+/** Spec 2 §7: an error without a REST status is a 500 that says nothing more than its type. */
+const generic500 = (code: string) => ({
+  error: { code, message: "An internal server error occurred.", details: null },
+});
 beforeAll(async () => {
   gw = await startTestGateway();
 });
@@ -307,7 +307,7 @@ describe("lifecycle over REST", () => {
   it("reports a server that cannot start as a start failure and keeps it dead with reason start_failed", async () => {
     const res = await inject("POST", "/api/mcp_servers/broken/start");
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual(GENERIC_500);
+    expect(res.json()).toEqual(generic500("CannotStartMcpServerError"));
     expect(res.body).not.toContain("fails-to-start");
     const detail = (await inject("GET", "/api/mcp_servers/broken")).json();
     expect(detail.state).toBe("dead");
@@ -428,7 +428,7 @@ describe("blocking", () => {
     expect(detail).toMatchObject({ state: "cold", alive: false });
     const start = await inject("POST", "/api/mcp_servers/doomed/start");
     expect(start.statusCode).toBe(500);
-    expect(start.json()).toEqual(GENERIC_500);
+    expect(start.json()).toEqual(generic500("CannotStartMcpServerError"));
     await inject("DELETE", "/api/mcp_servers/doomed");
   });
 });
@@ -479,7 +479,7 @@ describe("system and probes", () => {
       const res = await inject("GET", "/api/mcp_servers/");
       expect(res.statusCode).toBe(500);
       expect(res.body).not.toContain("secret");
-      expect(res.json()).toEqual(GENERIC_500);
+      expect(res.json()).toEqual(generic500("InternalServerError"));
     } finally {
       fleet.list = original;
     }

@@ -34,8 +34,9 @@ const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
 
 /**
  * The one mapping from errors to REST bodies (spec 2 §7): domain errors as
- * `{error:{code, message, details}}` with the catalogue's status, handler checks as flat
- * `{error:'<code>', detail}`, anything else as a bare 500 that reveals nothing.
+ * `{error:{code, message, details}}` with the catalogue's status (other domain errors as a 500 that
+ * names only their type), handler checks as flat `{error:'<code>', detail}`, anything else as a bare
+ * 500 that reveals nothing.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request, reply) => {
@@ -49,6 +50,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof RequestRejected) {
       return reply.status(error.status).send({ error: error.code, detail: error.detail, ...error.extra });
+    }
+    if (error instanceof GatewayError) {
+      // "Any other" (spec 2 §7): 500 with the generic message; the body still names the exception
+      // type, as every domain error body does, and nothing more.
+      request.log.warn({ error_type: error.type, message: error.message }, "request failed");
+      return reply
+        .status(500)
+        .send({ error: { code: error.type, message: INTERNAL_ERROR_MESSAGE, details: null } });
     }
     const fastifyError = error as Partial<FastifyError>;
     if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
