@@ -247,6 +247,12 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
       error_type: "ValueError",
       details: {},
     });
+    const rebalance = await callJson(client, "gateway_group_rebalance", { group: "ghost" });
+    expect(rebalance.json).toEqual({
+      error: "unknown_mcp_server: ghost",
+      error_type: "ValueError",
+      details: {},
+    });
   });
 
   it("refuses invalid arguments before running, as an isError result", async () => {

@@ -29,7 +29,7 @@ export function toolFailure(tool: string, error: unknown): ToolResultPayload {
     }
     if (error.type === "McpServerNotFoundError") {
       return ranAndFailed(
-        `unknown_mcp_server: ${error.message.replace(/^McpServer not found: /, "")}`,
+        `unknown_mcp_server: ${error.message.replace(/^(McpServer|Group) not found: /, "")}`,
         "ValueError",
       );
     }
