@@ -34,8 +34,12 @@ describe("the gateway's /api/ws/events", () => {
   });
 
   it("answers a plain GET, without the upgrade, 426 with a JSON body", async () => {
-    for (const method of ["GET", "HEAD"]) {
-      const response = await fetch(`${base.replace("ws", "http")}/api/ws/events`, { method });
+    for (const [method, path] of [
+      ["GET", "events"],
+      ["HEAD", "events"],
+      ["GET", "state"],
+    ] as const) {
+      const response = await fetch(`${base.replace("ws", "http")}/api/ws/${path}`, { method });
       expect([method, response.status, response.headers.get("upgrade")]).toEqual([method, 426, "websocket"]);
       if (method === "GET") {
         expect(await response.json()).toEqual({
@@ -49,5 +53,20 @@ describe("the gateway's /api/ws/events", () => {
   it("refuses a foreign Origin with close code 1008", async () => {
     const peer = new Peer(`${base}/api/ws/events`, { origin: "https://evil.example" });
     expect(await peer.closed).toMatchObject({ code: 1008 });
+  });
+});
+
+describe("the gateway's /api/ws/state", () => {
+  it("streams state changes only", async () => {
+    const peer = new Peer(`${base}/api/ws/state`);
+    await peer.subscribe({});
+    const { fleet, invoker } = gw.gateway.services;
+    await invoker.call(fleet.require("text"), "echo", { message: "hi" }, { callId: "s", timeoutMs: 10_000 });
+    await fleet.stopServer(fleet.require("text"), "user_request");
+    const stopped = await peer.next((f) => f.event_type === "ProviderStateChanged" && f.new_state === "cold");
+    expect(stopped).toMatchObject({ mcp_server_id: "text" });
+    const types = new Set(peer.events().map((f) => f.event_type));
+    expect([...types]).toEqual(["ProviderStateChanged"]);
+    peer.close();
   });
 });

@@ -75,6 +75,7 @@ const ROWS: Row[] = [
   ["GET", "/approvals/:id", need("approval:read"), true],
   ["POST", "/approvals/:id/resolve", need("approval:resolve"), true],
   ["GET", "/ws/events", need("audit:read"), true],
+  ["GET", "/ws/state", need("audit:read"), true],
 ];
 
 export const ROUTE_PERMISSIONS: readonly RoutePermission[] = ROWS.flatMap(

@@ -6,6 +6,7 @@ import { type RoutePermission, routePermission } from "../../../domain/auth/rout
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
 import { hooksOf } from "../route-hooks.js";
+import { EVENT_STREAM_PATH, STATE_STREAM_PATH } from "../ws/register-event-stream.js";
 
 /** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
 export interface Caller {
@@ -134,7 +135,7 @@ export function registerAuthentication(
   app.addHook("onRoute", (route) => {
     if (!route.url.startsWith(`${prefix}/`)) return;
     const path = route.url.slice(prefix.length);
-    if (PUBLIC.test(path) || path === "/ws/events") return;
+    if (PUBLIC.test(path) || path === EVENT_STREAM_PATH || path === STATE_STREAM_PATH) return;
     route.onRequest = [admission(path), ...hooksOf(route.onRequest)];
   });
   const admission = (path: string): onRequestHookHandler => {

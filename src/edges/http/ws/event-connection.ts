@@ -16,6 +16,9 @@ export interface StreamIdentity {
   tenantScope: string | null;
 }
 
+/** The event types a connection's path carries: null for every type (`/api/ws/events`). */
+export type StreamTypes = ReadonlySet<string> | null;
+
 /** What one connection has done so far, for operators and tests. */
 export interface ConnectionStats {
   id: number;
@@ -75,6 +78,7 @@ export class EventConnection {
     readonly identity: StreamIdentity,
     private readonly settings: { timings: StreamTimings; limits: StreamLimits },
     private readonly hooks: { logger: Logger; onFinished(connection: EventConnection): void },
+    private readonly types: StreamTypes = null,
   ) {
     this.queue = new BoundedQueue(settings.limits.queueCapacity);
   }
@@ -89,7 +93,7 @@ export class EventConnection {
 
   /** Takes one published event; `frame` serialises it once for every connection. */
   offer(event: DomainEvent, frame: () => string): void {
-    if (this.closed) return;
+    if (this.closed || (this.types !== null && !this.types.has(event.type))) return;
     if (!visibleTo(this.identity.tenantScope, eventTenantId(event))) return;
     const serverId = eventServerId(event);
     // Before the first subscribe the filter is unknown: hold everything, filter when it arrives.

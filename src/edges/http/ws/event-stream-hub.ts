@@ -1,7 +1,12 @@
 import type { EventBus } from "../../../app/event-bus.js";
 import type { Logger } from "../../../app/ports/logger.js";
 import type { DomainEvent } from "../../../domain/events.js";
-import { type ConnectionStats, EventConnection, type StreamIdentity } from "./event-connection.js";
+import {
+  type ConnectionStats,
+  EventConnection,
+  type StreamIdentity,
+  type StreamTypes,
+} from "./event-connection.js";
 import { eventFrame } from "./event-frame.js";
 import type { StreamSocket } from "./socket.js";
 import type { StreamLimits, StreamTimings } from "./stream-settings.js";
@@ -27,12 +32,10 @@ export class EventStreamHub {
     return this.connections.size;
   }
 
-  /** Takes over an accepted socket and starts streaming to it. */
-  open(socket: StreamSocket, identity: StreamIdentity): EventConnection {
-    const connection = new EventConnection(this.nextId++, socket, identity, this.settings, {
-      logger: this.logger,
-      onFinished: (finished) => this.forget(finished),
-    });
+  /** Takes over an accepted socket and starts streaming to it the events of `types` (null: all). */
+  open(socket: StreamSocket, identity: StreamIdentity, types: StreamTypes = null): EventConnection {
+    const hooks = { logger: this.logger, onFinished: (finished: EventConnection) => this.forget(finished) };
+    const connection = new EventConnection(this.nextId++, socket, identity, this.settings, hooks, types);
     this.connections.add(connection);
     // Peers' events too: a client of any replica sees the events of every replica.
     this.unsubscribe ??= this.bus.subscribeWithPeers((event) => this.deliver(event));

@@ -39,6 +39,15 @@ export interface EventStreamOptions {
 /** Name under which the hub is decorated on the root instance: `app.getDecorator<EventStreamHub>(...)`. */
 export const EVENT_STREAM_DECORATOR = "eventStream";
 export const EVENT_STREAM_PATH = "/ws/events";
+/** The state stream (spec 1 "WebSocket endpoints", earlier revision): state-change events only. */
+export const STATE_STREAM_PATH = "/ws/state";
+/** What the state stream carries: the state changes of servers and of groups. */
+const STATE_EVENT_TYPES: ReadonlySet<string> = new Set(["ProviderStateChanged", "GroupStateChanged"]);
+/** Both paths, each with the event types it carries (null: every type). */
+const STREAMS: readonly (readonly [string, ReadonlySet<string> | null])[] = [
+  [EVENT_STREAM_PATH, null],
+  [STATE_STREAM_PATH, STATE_EVENT_TYPES],
+];
 
 /** Client frames are small JSON objects; 64 KiB leaves room for a maximal subscribe frame. */
 const DEFAULT_MAX_PAYLOAD = 64 * 1024;
@@ -48,8 +57,8 @@ const UPGRADE_REQUIRED = "this path serves a WebSocket: send the request with Up
 const SCOPE_CHANGED = "Access changed: reconnect";
 
 /**
- * Mounts `{prefix}/ws/events` on the root instance `app`, registering WebSocket support first
- * (once per instance). Returns the hub, which is also decorated as `eventStream`.
+ * Mounts `{prefix}/ws/events` (every event) and `{prefix}/ws/state` (state changes only) on the
+ * root instance `app`, registering WebSocket support first (once per instance). Returns the hub, which is also decorated as `eventStream`.
  */
 export async function registerEventStream(
   app: FastifyInstance,
@@ -77,34 +86,36 @@ export async function registerEventStream(
   const verdicts = new WeakMap<FastifyRequest, HandshakeVerdict>();
   await app.register(
     async (api) => {
-      api.route({
-        method: "GET",
-        url: EVENT_STREAM_PATH,
-        logSerializers: { req: describeRequest },
-        preValidation: async (request) => {
-          if (request.ws) verdicts.set(request, await judgeHandshake(request, rules));
-        },
-        // A plain GET, without the upgrade: 426 with the flat error body (RFC 9110 §15.5.22).
-        handler: (_request, reply) =>
-          reply
-            .code(426)
-            .header("upgrade", "websocket")
-            .send({ error: "upgrade_required", detail: UPGRADE_REQUIRED }),
-        wsHandler: (rawSocket, request) => {
-          const socket = rawSocket as StreamSocket;
-          const verdict = verdicts.get(request) ?? { ok: false, reason: "Handshake not evaluated" };
-          verdicts.delete(request);
-          if (!verdict.ok) {
-            // Decisions: the upgrade is accepted and then closed, so the client can read the reason.
-            socket.close(CLOSE_POLICY_VIOLATION, closeReason(verdict.reason));
-            setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
-            return;
-          }
-          const { principal, authenticated, tenantScope } = verdict;
-          hub.open(socket, { principal, authenticated, tenantScope });
-          closeWhenNoLongerAllowed(socket, request, rules, timings, tenantScope);
-        },
-      });
+      for (const [url, types] of STREAMS) {
+        api.route({
+          method: "GET",
+          url,
+          logSerializers: { req: describeRequest },
+          preValidation: async (request) => {
+            if (request.ws) verdicts.set(request, await judgeHandshake(request, rules));
+          },
+          // A plain GET, without the upgrade: 426 with the flat error body (RFC 9110 §15.5.22).
+          handler: (_request, reply) =>
+            reply
+              .code(426)
+              .header("upgrade", "websocket")
+              .send({ error: "upgrade_required", detail: UPGRADE_REQUIRED }),
+          wsHandler: (rawSocket, request) => {
+            const socket = rawSocket as StreamSocket;
+            const verdict = verdicts.get(request) ?? { ok: false, reason: "Handshake not evaluated" };
+            verdicts.delete(request);
+            if (!verdict.ok) {
+              // Decisions: the upgrade is accepted and then closed, so the client can read the reason.
+              socket.close(CLOSE_POLICY_VIOLATION, closeReason(verdict.reason));
+              setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
+              return;
+            }
+            const { principal, authenticated, tenantScope } = verdict;
+            hub.open(socket, { principal, authenticated, tenantScope }, types);
+            closeWhenNoLongerAllowed(socket, request, rules, timings, tenantScope);
+          },
+        });
+      }
     },
     { prefix },
   );
