@@ -273,4 +273,15 @@ describe("a least_connections group", () => {
     const after = served();
     expect(after.map((count, i) => count - (before[i] ?? 0))).toEqual([3, 3]);
   });
+
+  it("loses a member whose server is deleted: no dead member left in rotation", async () => {
+    expect((await inject("DELETE", "/api/mcp_servers/l2")).statusCode).toBe(200);
+    const view = (await inject("GET", "/api/groups/least")).json();
+    expect(view.members.map((m: { id: string }) => m.id)).toEqual(["l1"]);
+    expect(view).toMatchObject({ total_members: 1 });
+    const stored = (await gw.gateway.services.repositories.groupConfigs.list()).find(
+      (group) => group.group_id === "least",
+    );
+    expect(stored?.members?.map((m) => m.id)).toEqual(["l1"]);
+  });
 });

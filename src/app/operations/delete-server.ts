@@ -5,10 +5,11 @@ import { serverRef } from "./get-server.js";
 export const deleteServer = defineOperation({
   name: "delete-server",
   kind: "command",
-  summary: "Remove a server registered at runtime, stopping it first. Declared servers stay.",
+  summary:
+    "Remove a server registered at runtime, stopping it first and taking it out of its groups. Declared servers stay.",
   permissions: ["mcp_servers:write", "mcp_servers:lifecycle"],
   input: serverRef,
-  async run({ fleet, settings, repositories }, input) {
+  async run({ fleet, groups, settings, repositories, clock }, input) {
     return fleet.exclusive(input.mcp_server, async () => {
       const server = fleet.require(input.mcp_server);
       if (settings.declaredServerIds.has(server.id)) {
@@ -21,6 +22,11 @@ export const deleteServer = defineOperation({
       }
       await repositories.serverConfigs.delete(server.id);
       await fleet.remove(server.id);
+      // A server that no longer exists is no group's member either (no member left `dead` in rotation).
+      for (const group of groups.groupsOf(server.id)) {
+        groups.removeMember(group, server.id);
+        await groups.persist(group, repositories.groupConfigs, clock.now() / 1000);
+      }
       return { mcp_server_id: server.id, deleted: true };
     });
   },
