@@ -197,6 +197,34 @@ describe("declared capabilities", () => {
     expect(reports).toHaveLength(1);
   });
 
+  it.each([
+    ["block", ""],
+    ["warn", "2"],
+  ] as const)(
+    "hold configured env variables to a declared environment under %s",
+    async (mode, undeclaredValue) => {
+      const h = makeFleet();
+      harness = h;
+      const server = h.fleet.register({
+        ...controllable("ctl"),
+        env: { DECLARED_A: "1", OTHER_B: "2" },
+        capabilities: { environment: { variables: ["DECLARED_*"] }, enforcement_mode: mode },
+      });
+      await h.fleet.start(server, true);
+      const received = async (name: string) => {
+        const { result } = await call(h, "ctl", "env", { name });
+        return (result.content?.[0] as { text?: string } | undefined)?.text;
+      };
+      expect(await received("DECLARED_A")).toBe("1");
+      expect(await received("OTHER_B")).toBe(undeclaredValue);
+      expect(
+        server.logs
+          .tail(50)
+          .some((l) => l.content.includes(`undeclared environment variables (${mode}): OTHER_B`)),
+      ).toBe(true);
+    },
+  );
+
   it("only report undeclared tools under enforcement warn", async () => {
     harness = makeFleet();
     const server = harness.fleet.register(

@@ -1,5 +1,4 @@
 import { GatewayError, notFound } from "../../domain/errors.js";
-import { matchesAny } from "../../domain/policy/fnmatch.js";
 import { applyTrigger, type LifecycleTrigger, startRefusal } from "../../domain/server/lifecycle.js";
 import type { ServerMode, ServerSpec, ToolSchema } from "../../domain/server/server-spec.js";
 import { digestSubject } from "../../domain/server/tool-digest.js";
@@ -8,6 +7,7 @@ import type { Clock } from "../ports/clock.js";
 import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
 import type { UpstreamFactory } from "../ports/upstream.js";
+import { reportUndeclared, undeclared } from "./capability-contract.js";
 import { ManagedServer, type ToolInfo } from "./managed-server.js";
 import { upstreamFailure } from "./upstream-failure.js";
 
@@ -232,20 +232,30 @@ export class Fleet {
     const began = this.deps.clock.monotonic();
     const timeoutMs = this.deps.timings.startTimeoutMs;
     try {
-      const connection = await factory.connect(server.spec, server.logs, { timeoutMs, signal: abort.signal });
+      const connection = await factory.connect(this.contractedSpec(server), server.logs, {
+        timeoutMs,
+        signal: abort.signal,
+      });
       try {
         const tools = (await connection.listTools({ timeoutMs, signal: abort.signal })).map((t) =>
           this.withDigest(t),
         );
         if (this.closing || generation !== server.generation) throw new Error("start abandoned");
-        const undeclared = undeclaredTools(server.spec, tools);
-        if (undeclared.length > 0 && this.enforceCapabilities(server, undeclared)) {
+        const undeclaredTools = undeclared(
+          server.spec,
+          "tools",
+          tools.map((tool) => tool.name),
+        );
+        if (
+          undeclaredTools.length > 0 &&
+          reportUndeclared(server, this.deps.logger, "tools", undeclaredTools)
+        ) {
           await connection.close().catch(() => undefined);
           this.transition(server, { on: "capability_blocked" });
           throw new GatewayError(
             "CannotStartMcpServerError",
-            `MCP server '${server.id}' exposes tools outside its declared capabilities: ${undeclared.join(", ")}`,
-            { mcp_server_id: server.id, undeclared_tools: undeclared },
+            `MCP server '${server.id}' exposes tools outside its declared capabilities: ${undeclaredTools.join(", ")}`,
+            { mcp_server_id: server.id, undeclared_tools: undeclaredTools },
           );
         }
         server.connection = connection;
@@ -354,8 +364,12 @@ export class Fleet {
       const listed = await connection.listTools({ timeoutMs: this.deps.timings.healthCheckTimeoutMs });
       const tools = listed.map((t) => this.withDigest(t));
       const known = new Set(server.tools?.map((tool) => tool.name));
-      const appeared = undeclaredTools(server.spec, tools).filter((name) => !known.has(name));
-      if (appeared.length > 0 && this.enforceCapabilities(server, appeared)) {
+      const appeared = undeclared(
+        server.spec,
+        "tools",
+        tools.map((tool) => tool.name),
+      ).filter((name) => !known.has(name));
+      if (appeared.length > 0 && reportUndeclared(server, this.deps.logger, "tools", appeared)) {
         if (server.connection === connection) await this.halt(server, { on: "capability_blocked" });
         return false;
       }
@@ -405,14 +419,21 @@ export class Fleet {
     );
   }
 
-  /** Reports a capability violation; true when the contract says to block the server. */
-  private enforceCapabilities(server: ManagedServer, undeclared: string[]): boolean {
-    const mode = server.spec.capabilities?.enforcement_mode ?? "block";
-    const fields = { mcp_server_id: server.id, undeclared_tools: undeclared, enforcement_mode: mode };
-    server.logs.append("stderr", `[airlock] undeclared tools (${mode}): ${undeclared.join(", ")}`);
-    if (mode === "audit") this.deps.logger.info(fields, "MCP server exposes undeclared tools");
-    else this.deps.logger.warn(fields, "MCP server exposes undeclared tools");
-    return mode === "block";
+  /**
+   * The spec a server is started with: under a declared `capabilities.environment`, the configured
+   * `env` variables it does not list are reported and, with `block`, withheld.
+   */
+  private contractedSpec(server: ManagedServer): ServerSpec {
+    const env = server.spec.env ?? {};
+    const names = undeclared(server.spec, "environment variables", Object.keys(env));
+    if (names.length === 0 || !reportUndeclared(server, this.deps.logger, "environment variables", names)) {
+      return server.spec;
+    }
+    const withheld = new Set(names);
+    return {
+      ...server.spec,
+      env: Object.fromEntries(Object.entries(env).filter(([name]) => !withheld.has(name))),
+    };
   }
 
   /** Feeds one trigger to the lifecycle table; false when the table has no row for it. */
@@ -433,13 +454,6 @@ export class Fleet {
   private nowS(): number {
     return this.deps.clock.now() / 1000;
   }
-}
-
-/** Tools outside a declared `capabilities.tools` list (nothing when the list is not declared). */
-function undeclaredTools(spec: ServerSpec, tools: readonly ToolInfo[]): string[] {
-  const declared = spec.capabilities?.tools;
-  if (!declared) return [];
-  return tools.filter((tool) => !matchesAny(tool.name, declared)).map((tool) => tool.name);
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;

@@ -1,6 +1,7 @@
 import { GatewayError } from "../../domain/errors.js";
 import type { UiResourceGate } from "../approvals/ui-resource-gate.js";
 import type { RequestContext } from "../context.js";
+import { reportUndeclared, undeclared } from "../fleet/capability-contract.js";
 import type { ManagedServer } from "../fleet/managed-server.js";
 import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
@@ -56,6 +57,7 @@ export class FrontDoorRelay {
   private readonly owners = new ResourceOwners();
   private readonly links: ResourceLinks;
   private readonly promptOwners = new Map<string, string>();
+  private readonly reportedResources = new Set<string>();
   /** Task id -> the server that runs it and the session that created it. */
   private readonly tasks = new Map<string, { server: string; owner: string }>();
 
@@ -355,12 +357,32 @@ export class FrontDoorRelay {
   }
 
   /** Whether `access:` lets this caller see a prompt or resource of `server` (spec 2 §2). */
+  /**
+   * Whether a resource URI (or URI template) is within the server's declared
+   * `capabilities.resources`: one outside it is reported once and, under `block`, hidden and
+   * refused like a nonexistent one.
+   */
+  private withinContract(serverId: string, uri: string): boolean {
+    const server = this.services.fleet.get(serverId);
+    if (!server || undeclared(server.spec, "resources", [uri]).length === 0) return true;
+    const key = `${serverId}\u0000${uri}`;
+    if (this.reportedResources.has(key))
+      return (server.spec.capabilities?.enforcement_mode ?? "block") !== "block";
+    if (this.reportedResources.size >= MAX_REPORTED_RESOURCES) this.reportedResources.clear();
+    this.reportedResources.add(key);
+    return !reportUndeclared(server, this.services.logger, "resources", [uri]);
+  }
+
   private allows(server: string, ctx: RequestContext, kind: "prompt" | "resource", key: string): boolean {
+    if (kind === "resource" && !this.withinContract(server, key)) return false;
     const { governance, groups } = this.services;
     if (!governance) return true;
     return governance.accessAllows(server, groups.groupsOf(server), ctx.principal.tenant_id, kind, key);
   }
 }
+
+/** Resources outside a server's declared `capabilities.resources` already reported, by server and URI. */
+const MAX_REPORTED_RESOURCES = 10_000;
 
 /** Refusals that hide a tool from the caller: a policy's deny, a withdrawal. */
 function hidesTool(error: unknown): boolean {

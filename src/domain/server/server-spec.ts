@@ -60,7 +60,14 @@ export interface ServerSpec {
 export interface CapabilityContract {
   /** fnmatch patterns of the tools the server may expose; absent means not declared. */
   readonly tools?: readonly string[];
-  /** `block` kills a server exposing undeclared tools; `warn` and `audit` only report it. */
+  /** fnmatch patterns of the resource URIs (and URI templates) it may expose; absent: not declared. */
+  readonly resources?: readonly string[];
+  /** Names (fnmatch patterns) of the configured `env` variables it may receive; absent: not declared. */
+  readonly environment?: { readonly variables: readonly string[] };
+  /**
+   * `block` kills a server exposing undeclared tools, withholds undeclared variables and hides
+   * undeclared resources; `warn` and `audit` only report them.
+   */
   readonly enforcement_mode: "audit" | "warn" | "block";
 }
 
