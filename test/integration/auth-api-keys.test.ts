@@ -230,14 +230,19 @@ describe("MCP authentication and visibility (egress)", () => {
 });
 
 describe("WebSocket authorization", () => {
-  it("refuses a principal without audit:read and admits an auditor", async () => {
-    const ws = base.replace("http", "ws");
-    const viewer = new Peer(`${ws}/api/ws/events`, { headers: { "x-api-key": keys.bob as string } });
-    expect(await viewer.closed).toMatchObject({ code: 1008 });
-    const auditor = new Peer(`${ws}/api/ws/events`, { headers: { "x-api-key": keys.carol as string } });
-    await auditor.subscribe({ event_types: ["*"] });
-    auditor.close();
-  });
+  it.each(["events", "state"])(
+    "refuses a principal without audit:read and admits an auditor (/api/ws/%s)",
+    async (path) => {
+      const ws = base.replace("http", "ws");
+      const viewer = new Peer(`${ws}/api/ws/${path}`, { headers: { "x-api-key": keys.bob as string } });
+      expect(await viewer.closed).toMatchObject({ code: 1008 });
+      const anonymous = new Peer(`${ws}/api/ws/${path}`);
+      expect(await anonymous.closed).toMatchObject({ code: 1008 });
+      const auditor = new Peer(`${ws}/api/ws/${path}`, { headers: { "x-api-key": keys.carol as string } });
+      await auditor.subscribe({ event_types: ["*"] });
+      auditor.close();
+    },
+  );
 });
 
 describe("the login-attempt lockout", () => {

@@ -40,9 +40,9 @@ afterAll(async () => {
 describe("the route table, route by route", () => {
   const served = () =>
     ROUTE_PERMISSIONS.filter(
-      // The WebSocket's handshake authorizes itself (test/integration/auth-api-keys.test.ts).
+      // The WebSockets' handshake authorizes itself (test/integration/auth-api-keys.test.ts).
       (route) =>
-        route.path !== "/ws/events" &&
+        !route.path.startsWith("/ws/") &&
         gw.app.hasRoute({ method: route.method as "GET", url: `/api${route.path}` }),
     );
 
