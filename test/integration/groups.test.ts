@@ -274,6 +274,17 @@ describe("a least_connections group", () => {
     expect(after.map((count, i) => count - (before[i] ?? 0))).toEqual([3, 3]);
   });
 
+  it("counts a crash and the call it took as one failure of the member", async () => {
+    const { json } = await callJson(client, "gateway_call", {
+      calls: [{ mcp_server: "least", tool: "crash", arguments: {} }],
+    });
+    expect(json.results[0].success).toBe(false);
+    const view = (await inject("GET", "/api/groups/least")).json();
+    const crashed = view.members.filter((m: { state: string }) => m.state === "dead");
+    expect(crashed).toHaveLength(1);
+    expect(crashed[0]).toMatchObject({ consecutive_failures: 1, in_rotation: true });
+  });
+
   it("loses a member whose server is deleted: no dead member left in rotation", async () => {
     expect((await inject("DELETE", "/api/mcp_servers/l2")).statusCode).toBe(200);
     const view = (await inject("GET", "/api/groups/least")).json();

@@ -2,6 +2,7 @@ import { GatewayError } from "../../domain/errors.js";
 import { combinedVerdict, type ToolPolicy } from "../../domain/policy/tool-policy.js";
 import { DENIALS } from "../audit-recorder.js";
 import type { RequestContext } from "../context.js";
+import type { ManagedServer } from "../fleet/managed-server.js";
 import type { InvokedResult } from "../fleet/tool-invoker.js";
 import { NOOP_TRACER, type ToolCallSpan } from "../ports/tracer.js";
 import type { ProgressUpdate } from "../ports/upstream.js";
@@ -144,11 +145,19 @@ async function route(
     groups.recordCall(target, member.id, true);
     return outcome;
   } catch (error) {
-    if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type)) {
+    if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type) && !lostWithCrash(member, error)) {
       groups.recordCall(target, member.id, false);
     }
     throw error;
   }
+}
+
+/**
+ * A call lost because its member's process died under it: the crash was counted as the member's
+ * failure when it happened (a crash and the call it took are one failure, not two).
+ */
+function lostWithCrash(member: ManagedServer, error: GatewayError): boolean {
+  return error.type === "ToolInvocationError" && member.lifecycle.dead?.reason === "crashed";
 }
 
 /**
