@@ -5,6 +5,8 @@ import {
   ConfigValidationError,
   loadConfig,
 } from "../config/load.js";
+import type { GatewayConfig } from "../config/schema.js";
+import { refuseDeclaredExposure } from "./header-exposure.js";
 
 /**
  * `airlock config check`: strict validation (unknown keys are errors). Problems and warnings go to
@@ -13,6 +15,12 @@ import {
 export function runConfigCheck(configPath: string | undefined): number {
   try {
     const loaded = loadConfig({ cliPath: configPath, strict: true });
+    const refusal = startRefusal(loaded.config);
+    if (refusal !== null) {
+      process.stderr.write(`invalid configuration: 1 problem(s)\n  ${refusal}\n`);
+      reportWarnings(loaded.warnings);
+      return 1;
+    }
     reportWarnings(loaded.warnings);
     process.stdout.write(`configuration OK: ${loaded.path ?? "(built-in)"}\n`);
     return 0;
@@ -28,6 +36,19 @@ export function runConfigCheck(configPath: string | undefined): number {
       return 1;
     }
     throw error;
+  }
+}
+
+/**
+ * What refuses `serve` in a file the schema accepts and that can be told without starting anything:
+ * a declared tool that breaks a `refuse_boot` header-exposure block.
+ */
+function startRefusal(config: GatewayConfig): string | null {
+  try {
+    refuseDeclaredExposure(config);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }
 

@@ -152,6 +152,23 @@ mcp_servers:
     expect(result.stderr).toContain("mcp_servers.b.endpoint");
   });
 
+  it("refuses a declared tool that breaks a refuse_boot header-exposure block, as serve does", () => {
+    const path = writeTempConfig(`
+mcp_servers:
+  declared:
+    command: [node, x.mjs]
+    tools:
+      - name: query
+        inputSchema: {type: object, properties: {region: {type: string, x-mcp-header: Region}}}
+    header_exposure: {deny_annotated: ["reg*"], on_violation: refuse_boot}
+`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "mcp_servers.declared.tools: tool 'query' exposes property 'region' as header Mcp-Param-Region",
+    );
+  });
+
   it("refuses unknown keys that serve only warns about", () => {
     const path = writeTempConfig(`${fleetYaml()}\nsurprise_section: {a: 1}\n`);
     const result = runCli(["config", "check", "--config", path]);
