@@ -1,4 +1,5 @@
 import { type ErrorType, GatewayError } from "../../domain/errors.js";
+import { UpstreamConnectionLost } from "../ports/upstream.js";
 
 /** JSON-RPC code the MCP SDK uses when a request outlives its timeout. */
 const SDK_REQUEST_TIMEOUT = -32001;
@@ -42,6 +43,9 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
   }
   if (name === "AbortError") return new GatewayError("ToolInvocationError", "cancelled");
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof UpstreamConnectionLost && fallback === "ToolInvocationError") {
+    return new ConnectionLostFailure(firstLine(message));
+  }
   const rpc = fallback === "ToolInvocationError" ? rpcErrorOf(error, code) : undefined;
   if (rpc) return new UpstreamRpcFailure(firstLine(message), rpc);
   return new GatewayError(fallback, firstLine(message));
@@ -66,4 +70,14 @@ function rpcErrorOf(error: unknown, code: unknown): UpstreamRpcError | undefined
   if (!error.message.startsWith(prefix)) return undefined;
   const data = (error as { data?: unknown }).data;
   return { code, message: error.message.slice(prefix.length), ...(data !== undefined && { data }) };
+}
+
+/**
+ * A call that failed because its connection ended under it (the server's process exited, its
+ * connection dropped, or it was stopped), not because the server answered it with an error.
+ */
+export class ConnectionLostFailure extends GatewayError {
+  constructor(message: string) {
+    super("ToolInvocationError", message);
+  }
 }

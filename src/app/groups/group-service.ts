@@ -5,6 +5,7 @@ import {
   pick,
   rebalance,
   recordHealth,
+  recordLostCall,
   recordOutcome,
   recordStart,
   sync,
@@ -165,6 +166,12 @@ export class GroupService {
   private callsAt(memberId: string): number {
     const server = this.deps.fleet.get(memberId);
     return server ? server.inFlight + server.admitting : 0;
+  }
+
+  /** Reports a call lost with its member's connection: a failed call for the circuit only. */
+  recordLostCall(id: string): void {
+    if (!this.groups.has(id)) return;
+    this.apply(id, (snapshot, statuses) => recordLostCall(snapshot, statuses));
   }
 
   /** Reports how a call routed to `member` ended. */

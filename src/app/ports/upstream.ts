@@ -49,6 +49,14 @@ export interface UpstreamPeer {
 }
 
 /**
+ * What a call on an {@link UpstreamConnection} rejects with when the connection ended under it (the
+ * process exited, the remote hung up, or the connection was closed): the call was not answered.
+ */
+export class UpstreamConnectionLost extends Error {
+  override readonly name = "UpstreamConnectionLost";
+}
+
+/**
  * A live MCP client session with one upstream server, after `initialize` succeeded.
  *
  * Guarantees: `close()` is idempotent and, for local modes, returns only once the process (and its

@@ -2,8 +2,8 @@ import { GatewayError } from "../../domain/errors.js";
 import { combinedVerdict, type ToolPolicy } from "../../domain/policy/tool-policy.js";
 import { DENIALS } from "../audit-recorder.js";
 import type { RequestContext } from "../context.js";
-import type { ManagedServer } from "../fleet/managed-server.js";
 import type { InvokedResult } from "../fleet/tool-invoker.js";
+import { ConnectionLostFailure } from "../fleet/upstream-failure.js";
 import { NOOP_TRACER, type ToolCallSpan } from "../ports/tracer.js";
 import type { ProgressUpdate } from "../ports/upstream.js";
 import type { AppServices } from "../services.js";
@@ -145,19 +145,14 @@ async function route(
     groups.recordCall(target, member.id, true);
     return outcome;
   } catch (error) {
-    if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type) && !lostWithCrash(member, error)) {
-      groups.recordCall(target, member.id, false);
+    if (error instanceof GatewayError && MEMBER_FAILURES.has(error.type)) {
+      // A call lost with its connection is a failed call for the circuit; the member's own failure
+      // is its crash, counted when the connection ended (one failure, not two).
+      if (error instanceof ConnectionLostFailure) groups.recordLostCall(target);
+      else groups.recordCall(target, member.id, false);
     }
     throw error;
   }
-}
-
-/**
- * A call lost because its member's process died under it: the crash was counted as the member's
- * failure when it happened (a crash and the call it took are one failure, not two).
- */
-function lostWithCrash(member: ManagedServer, error: GatewayError): boolean {
-  return error.type === "ToolInvocationError" && member.lifecycle.dead?.reason === "crashed";
 }
 
 /**

@@ -104,6 +104,15 @@ export function recordOutcome(
   );
 }
 
+/**
+ * A call lost with its member's connection: a failed call in the circuit's run. The member's rotation
+ * counters take the connection's end itself (a crash, through {@link recordHealth}; a deliberate
+ * stop is no failure), so the call does not count against the member a second time.
+ */
+export function recordLostCall(snapshot: GroupSnapshot, statuses: MemberStatuses): Transition {
+  return circuitThenSettle(snapshot, "call_failed", statuses, []);
+}
+
 /** A health check of a member: moves its rotation counters; a pass may close the circuit. */
 export function recordHealth(
   snapshot: GroupSnapshot,

@@ -2,12 +2,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type ClientCapabilities, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type {
-  CallOptions,
-  ContentBlock,
-  ToolCallResult,
-  UpstreamConnection,
-  UpstreamPeer,
+import {
+  type CallOptions,
+  type ContentBlock,
+  type ToolCallResult,
+  type UpstreamConnection,
+  UpstreamConnectionLost,
+  type UpstreamPeer,
 } from "../../../app/ports/upstream.js";
 import type { ToolSchema } from "../../../domain/server/server-spec.js";
 import { DirectRequests } from "./direct-requests.js";
@@ -361,7 +362,7 @@ export class McpSessionConnection implements UpstreamConnection {
   private translate(error: unknown, what: string, options: CallOptions): unknown {
     if (options.signal?.aborted) return options.signal.reason;
     if (this.endedWithoutClose !== undefined) {
-      return new Error(`upstream connection closed: ${this.endedWithoutClose}`);
+      return new UpstreamConnectionLost(`upstream connection closed: ${this.endedWithoutClose}`);
     }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       const timeout = new Error(`${what} timed out after ${options.timeoutMs} ms`);
@@ -369,7 +370,9 @@ export class McpSessionConnection implements UpstreamConnection {
       return timeout;
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      return new Error(`upstream connection closed: ${this.ends.closedReason(this.closeRequested)}`);
+      return new UpstreamConnectionLost(
+        `upstream connection closed: ${this.ends.closedReason(this.closeRequested)}`,
+      );
     }
     return this.ends.describeFailure ? this.ends.describeFailure(error, what) : error;
   }
