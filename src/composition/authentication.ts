@@ -86,11 +86,8 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
         : authenticator.authenticate(given));
       return outcome.ok ? outcome : { ok: false, reason: outcome.message };
     },
-    streamAuthorizer: async (principal) => {
-      const decision = await deps.authorizer.decide(principal, ["audit:read"], {
-        tenantAware: true,
-        route: "GET /ws/events",
-      });
+    streamAuthorizer: async (principal, _authenticated, route) => {
+      const decision = await deps.authorizer.decide(principal, ["audit:read"], { tenantAware: true, route });
       return decision.allowed ? { tenantScope: decision.tenant } : false;
     },
     stdioPrincipal: declared

@@ -17,7 +17,7 @@ tool_access: {mode: front_door}
 mcp_servers:
   rich:
     command: [node, ${JSON.stringify(RICH)}]
-    capabilities: {resources: ["rich://readme", "rich://items/*"], enforcement_mode: block}
+    capabilities: {resources: ["rich://readme", "rich://items/{id}"], enforcement_mode: block}
   twin:
     command: [node, ${JSON.stringify(RICH)}]
     env: {RICH_PREFIX: twin}
@@ -46,6 +46,10 @@ describe("declared capabilities.resources on the front door", () => {
     const read = await client.readResource({ uri: "rich://hidden/1" }).catch((e: unknown) => e);
     expect((read as McpError).code).toBe(-32002);
     expect((await client.readResource({ uri: "rich://readme" })).contents).toHaveLength(1);
+    // A declared URI template stands for the URIs it expands to.
+    expect((await client.readResource({ uri: "rich://items/7" })).contents[0]).toMatchObject({
+      uri: "rich://items/7",
+    });
     await client.listResources();
     expect(reported("rich", "rich://hidden/1")).toBe(1);
   });
@@ -53,6 +57,9 @@ describe("declared capabilities.resources on the front door", () => {
   it("serves an undeclared resource under warn and reports it", async () => {
     const uris = (await client.listResources()).resources.map((r) => r.uri);
     expect(uris).toContain("twin://hidden/1");
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    expect(templates).toContain("twin://items/{id}");
+    expect(reported("twin", "twin://items/{id}")).toBe(1);
     const read = await client.readResource({ uri: "twin://hidden/1" });
     expect(read.contents[0]).toMatchObject({ uri: "twin://hidden/1" });
     expect(reported("twin", "twin://hidden/1")).toBe(1);

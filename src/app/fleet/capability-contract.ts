@@ -15,7 +15,8 @@ export function undeclared(spec: ServerSpec, kind: CapabilityKind, names: readon
 function declaredPatterns(spec: ServerSpec, kind: CapabilityKind): readonly string[] | undefined {
   const contract = spec.capabilities;
   if (kind === "tools") return contract?.tools;
-  if (kind === "resources") return contract?.resources;
+  // A declared URI template (`notes://{id}`) stands for every URI it expands to.
+  if (kind === "resources") return contract?.resources?.map((pattern) => pattern.replace(/\{[^}]*\}/g, "*"));
   return contract?.environment?.variables;
 }
 

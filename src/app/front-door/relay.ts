@@ -131,7 +131,9 @@ export class FrontDoorRelay {
       for (const page of pages) {
         for (const resource of asList(page.resources)) {
           const uri = (resource as { uri?: unknown }).uri;
-          if (typeof uri !== "string" || !this.owners.claim(uri, server)) continue;
+          // Checked before the claim: a resource outside its server's contract names no owner.
+          if (typeof uri !== "string" || !this.withinContract(server, uri) || !this.owners.claim(uri, server))
+            continue;
           if (!this.allows(server, ctx, "resource", uri)) continue;
           if (this.settings.uiResources && !this.settings.uiResources.visible(uri, ctx.principal.tenant_id))
             continue;
@@ -149,7 +151,12 @@ export class FrontDoorRelay {
       for (const page of pages) {
         for (const template of asList(page.resourceTemplates)) {
           const uriTemplate = (template as { uriTemplate?: unknown }).uriTemplate;
-          if (typeof uriTemplate !== "string" || !this.owners.claimTemplate(uriTemplate, server)) continue;
+          if (
+            typeof uriTemplate !== "string" ||
+            !this.withinContract(server, uriTemplate) ||
+            !this.owners.claimTemplate(uriTemplate, server)
+          )
+            continue;
           if (!this.allows(server, ctx, "resource", uriTemplate)) continue;
           resourceTemplates.push(template);
         }
@@ -356,7 +363,6 @@ export class FrontDoorRelay {
     return owner !== undefined && this.allows(owner, ctx, "prompt", name) ? owner : undefined;
   }
 
-  /** Whether `access:` lets this caller see a prompt or resource of `server` (spec 2 §2). */
   /**
    * Whether a resource URI (or URI template) is within the server's declared
    * `capabilities.resources`: one outside it is reported once and, under `block`, hidden and
@@ -373,6 +379,10 @@ export class FrontDoorRelay {
     return !reportUndeclared(server, this.services.logger, "resources", [uri]);
   }
 
+  /**
+   * Whether `access:` lets this caller see a prompt or resource of `server` (spec 2 §2), a resource
+   * within the server's declared contract.
+   */
   private allows(server: string, ctx: RequestContext, kind: "prompt" | "resource", key: string): boolean {
     if (kind === "resource" && !this.withinContract(server, key)) return false;
     const { governance, groups } = this.services;

@@ -6,7 +6,7 @@ import { type RoutePermission, routePermission } from "../../../domain/auth/rout
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
 import { hooksOf } from "../route-hooks.js";
-import { EVENT_STREAM_PATH, STATE_STREAM_PATH } from "../ws/register-event-stream.js";
+import { EVENT_STREAM_PATH, STATE_STREAM_PATH } from "../ws/stream-paths.js";
 
 /** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
 export interface Caller {

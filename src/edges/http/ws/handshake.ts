@@ -38,6 +38,8 @@ export type StreamAuthenticator = (
 export type StreamAuthorizer = (
   principal: Principal,
   authenticated: boolean,
+  /** `GET /ws/events` or `GET /ws/state`: the stream asked for, as the policy engine names routes. */
+  route: string,
 ) => boolean | { tenantScope: string | null } | Promise<boolean | { tenantScope: string | null }>;
 
 /** With authentication off every caller is the anonymous principal, and it may read the stream. */
@@ -57,6 +59,8 @@ export interface HandshakeRules {
   authenticate: StreamAuthenticator;
   authorize: StreamAuthorizer;
   logger: Logger;
+  /** The stream's route, `GET <path>` without the `/api` prefix. */
+  route: string;
 }
 
 export const ORIGIN_REFUSED = "Origin not allowed";
@@ -89,7 +93,7 @@ export async function judgeHandshake(
     return { ok: false, reason: authentication.reason };
   }
   const { principal, authenticated } = authentication;
-  const grant = await rules.authorize(principal, authenticated);
+  const grant = await rules.authorize(principal, authenticated, rules.route);
   if (grant === false) {
     rules.logger.info({ principal_id: principal.id }, "event stream refused: audit:read missing");
     return { ok: false, reason: ACCESS_DENIED };

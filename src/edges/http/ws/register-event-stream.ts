@@ -19,6 +19,7 @@ import {
   SOCKET_CLOSED,
   type StreamSocket,
 } from "./socket.js";
+import { EVENT_STREAM_PATH, STATE_EVENT_TYPES, STATE_STREAM_PATH } from "./stream-paths.js";
 import { DEFAULT_LIMITS, DEFAULT_TIMINGS, type StreamLimits, type StreamTimings } from "./stream-settings.js";
 
 export interface EventStreamOptions {
@@ -38,11 +39,6 @@ export interface EventStreamOptions {
 
 /** Name under which the hub is decorated on the root instance: `app.getDecorator<EventStreamHub>(...)`. */
 export const EVENT_STREAM_DECORATOR = "eventStream";
-export const EVENT_STREAM_PATH = "/ws/events";
-/** The state stream (spec 1 "WebSocket endpoints", earlier revision): state-change events only. */
-export const STATE_STREAM_PATH = "/ws/state";
-/** What the state stream carries: the state changes of servers and of groups. */
-const STATE_EVENT_TYPES: ReadonlySet<string> = new Set(["ProviderStateChanged", "GroupStateChanged"]);
 /** Both paths, each with the event types it carries (null: every type). */
 const STREAMS: readonly (readonly [string, ReadonlySet<string> | null])[] = [
   [EVENT_STREAM_PATH, null],
@@ -74,7 +70,7 @@ export async function registerEventStream(
   });
   const hub = new EventStreamHub(services.bus, { timings, limits }, services.logger);
   app.decorate(EVENT_STREAM_DECORATOR, hub);
-  const rules: HandshakeRules = {
+  const common: Omit<HandshakeRules, "route"> = {
     originAllowed: createOriginCheck(options.allowedOrigins),
     apiKeyHeader: options.apiKeyHeader ?? "X-API-Key",
     authenticate: options.authenticate ?? allowAnonymous,
@@ -87,6 +83,7 @@ export async function registerEventStream(
   await app.register(
     async (api) => {
       for (const [url, types] of STREAMS) {
+        const rules: HandshakeRules = { ...common, route: `GET ${url}` };
         api.route({
           method: "GET",
           url,
