@@ -402,7 +402,8 @@ export class Fleet {
     const now = this.deps.clock.monotonic();
     const stopped: string[] = [];
     for (const server of this.servers.values()) {
-      if (server.lifecycle.state !== "ready" || server.inFlight > 0 || server.starting) continue;
+      if (server.lifecycle.state !== "ready" || server.inFlight + server.admitting > 0 || server.starting)
+        continue;
       if (now - server.lastUsedMono < server.spec.idle_ttl_s * 1000) continue;
       await this.stopServer(server, "idle", "idle");
       stopped.push(server.id);

@@ -236,6 +236,16 @@ export class GroupService {
   }
 
   /**
+   * Takes a server out of group `id` and stores the group as it is then (a group made through
+   * REST); false when it was no member.
+   */
+  async dropMember(id: string, memberId: string, store: GroupConfigRepository, at: number): Promise<boolean> {
+    if (!this.removeMember(id, memberId)) return false;
+    await this.persist(id, store, at);
+    return true;
+  }
+
+  /**
    * A group created through REST as it would be created again: settings and members, not the
    * counters (rotation and the circuit start afresh after a restart).
    */

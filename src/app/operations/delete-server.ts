@@ -24,8 +24,7 @@ export const deleteServer = defineOperation({
       await fleet.remove(server.id);
       // A server that no longer exists is no group's member either (no member left `dead` in rotation).
       for (const group of groups.groupsOf(server.id)) {
-        groups.removeMember(group, server.id);
-        await groups.persist(group, repositories.groupConfigs, clock.now() / 1000);
+        await groups.dropMember(group, server.id, repositories.groupConfigs, clock.now() / 1000);
       }
       return { mcp_server_id: server.id, deleted: true };
     });

@@ -9,13 +9,14 @@ export const removeGroupMember = defineOperation({
   permissions: ["group:update"],
   input: z.object({ group: z.string().min(1), member: z.string().min(1) }),
   async run({ groups, repositories, clock }, input) {
-    if (!groups.removeMember(input.group, input.member)) {
+    if (
+      !(await groups.dropMember(input.group, input.member, repositories.groupConfigs, clock.now() / 1000))
+    ) {
       throw new GatewayError(
         "McpServerNotFoundError",
         `McpServer not found in group '${input.group}': ${input.member}`,
       );
     }
-    await groups.persist(input.group, repositories.groupConfigs, clock.now() / 1000);
     return { group_id: input.group, mcp_server_id: input.member, removed: true };
   },
 });

@@ -18,8 +18,8 @@ type NameParams = { Params: { name: string } };
 export function discoveryRoutes(app: FastifyInstance, services: AppServices): void {
   const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
     execute(services, operation, input, restContext(request));
-  // Set when the request arrives, so every refusal of a preview route carries the header too (the
-  // body checks that run before the handler included).
+  // Set when the request arrives, right after the caller is admitted, so the route's refusals carry
+  // the header too (the body checks that run before the handler included).
   const preview = {
     onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       reply.header(PREVIEW_HEADER, PREVIEW_VALUE);
