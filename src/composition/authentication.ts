@@ -86,8 +86,8 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
         : authenticator.authenticate(given));
       return outcome.ok ? outcome : { ok: false, reason: outcome.message };
     },
-    streamAuthorizer: async (principal, _authenticated, route) => {
-      const decision = await deps.authorizer.decide(principal, ["audit:read"], { tenantAware: true, route });
+    streamAuthorizer: async (principal, _authenticated, { route, permission, tenantAware }) => {
+      const decision = await deps.authorizer.decide(principal, [permission], { tenantAware, route });
       return decision.allowed ? { tenantScope: decision.tenant } : false;
     },
     stdioPrincipal: declared

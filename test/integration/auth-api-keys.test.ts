@@ -245,6 +245,22 @@ describe("WebSocket authorization", () => {
   );
 });
 
+describe("WebSocket of a server's log lines", () => {
+  it("admits a holder of mcp_servers:read and refuses a principal without it", async () => {
+    const ws = base.replace("http", "ws");
+    const auditor = new Peer(`${ws}/api/ws/providers/math/logs`, {
+      headers: { "x-api-key": keys.carol as string },
+    });
+    expect(await auditor.closed).toEqual({ code: 1008, reason: "Access denied: mcp_servers:read required" });
+    const viewer = new Peer(`${ws}/api/ws/providers/math/logs`, {
+      headers: { "x-api-key": keys.bob as string },
+    });
+    gw.gateway.services.fleet.require("math").logs.append("stderr", "seen by a viewer");
+    await viewer.next((f) => f.content === "seen by a viewer");
+    viewer.close();
+  });
+});
+
 describe("the login-attempt lockout", () => {
   it("locks a client address out after max_attempts failures, with 429 and Retry-After", async () => {
     const own = await startTestGateway(authYaml(5));

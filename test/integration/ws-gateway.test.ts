@@ -38,6 +38,7 @@ describe("the gateway's /api/ws/events", () => {
       ["GET", "events"],
       ["HEAD", "events"],
       ["GET", "state"],
+      ["GET", "providers/text/logs"],
     ] as const) {
       const response = await fetch(`${base.replace("ws", "http")}/api/ws/${path}`, { method });
       expect([method, response.status, response.headers.get("upgrade")]).toEqual([method, 426, "websocket"]);
@@ -68,5 +69,24 @@ describe("the gateway's /api/ws/state", () => {
     const types = new Set(peer.events().map((f) => f.event_type));
     expect([...types]).toEqual(["ProviderStateChanged"]);
     peer.close();
+  });
+});
+
+describe("the gateway's /api/ws/providers/{id}/logs", () => {
+  it("sends the server's kept lines, then each new one, as log frames", async () => {
+    const text = gw.gateway.services.fleet.require("text");
+    text.logs.append("stderr", "kept before the connection");
+    const peer = new Peer(`${base}/api/ws/providers/text/logs`);
+    const kept = await peer.next((f) => f.content === "kept before the connection");
+    expect(kept).toMatchObject({ type: "log", mcp_server_id: "text", stream: "stderr" });
+    expect(typeof kept.recorded_at).toBe("number");
+    text.logs.append("stderr", "written while connected");
+    await peer.next((f) => f.content === "written while connected");
+    peer.close();
+  });
+
+  it("refuses an unknown server with close code 1008", async () => {
+    const peer = new Peer(`${base}/api/ws/providers/ghost/logs`);
+    expect(await peer.closed).toEqual({ code: 1008, reason: "McpServer not found: ghost" });
   });
 });

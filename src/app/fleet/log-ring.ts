@@ -14,6 +14,7 @@ export interface LogLine {
 export class LogRing implements LogSink {
   private readonly lines: LogLine[] = [];
   private start = 0;
+  private readonly watchers = new Set<(line: LogLine) => void>();
 
   constructor(
     private readonly capacity: number,
@@ -33,6 +34,16 @@ export class LogRing implements LogSink {
       this.lines[this.start] = entry;
       this.start = (this.start + 1) % this.capacity;
     }
+    for (const watcher of this.watchers) watcher(entry);
+  }
+
+  /**
+   * Calls `watcher` with every line appended from now on, synchronously (it must not block or
+   * throw), until the returned function is called.
+   */
+  watch(watcher: (line: LogLine) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** The last `count` lines, oldest first. */

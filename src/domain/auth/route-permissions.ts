@@ -76,6 +76,7 @@ const ROWS: Row[] = [
   ["POST", "/approvals/:id/resolve", need("approval:resolve"), true],
   ["GET", "/ws/events", need("audit:read"), true],
   ["GET", "/ws/state", need("audit:read"), true],
+  ["GET", "/ws/providers/:provider_id/logs", need("mcp_servers:read")],
 ];
 
 export const ROUTE_PERMISSIONS: readonly RoutePermission[] = ROWS.flatMap(

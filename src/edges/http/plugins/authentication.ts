@@ -6,7 +6,7 @@ import { type RoutePermission, routePermission } from "../../../domain/auth/rout
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
 import { hooksOf } from "../route-hooks.js";
-import { EVENT_STREAM_PATH, STATE_STREAM_PATH } from "../ws/stream-paths.js";
+import { WEBSOCKET_PATHS } from "../ws/stream-paths.js";
 
 /** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
 export interface Caller {
@@ -135,7 +135,8 @@ export function registerAuthentication(
   app.addHook("onRoute", (route) => {
     if (!route.url.startsWith(`${prefix}/`)) return;
     const path = route.url.slice(prefix.length);
-    if (PUBLIC.test(path) || path === EVENT_STREAM_PATH || path === STATE_STREAM_PATH) return;
+    // The WebSockets authorize their handshake themselves (`ws/handshake.ts`).
+    if (PUBLIC.test(path) || path.startsWith(WEBSOCKET_PATHS)) return;
     route.onRequest = [admission(path), ...hooksOf(route.onRequest)];
   });
   const admission = (path: string): onRequestHookHandler => {

@@ -30,16 +30,25 @@ export type StreamAuthenticator = (
   judge?: "handshake" | "recheck",
 ) => Promise<StreamAuthentication>;
 
+/** What a stream asks of its caller. */
+export interface StreamAccess {
+  /** `GET <path>` without the `/api` prefix, as the policy engine names routes. */
+  readonly route: string;
+  /** `audit:read` for the event streams, `mcp_servers:read` for a server's log lines. */
+  readonly permission: string;
+  /** Whether a grant held at tenant scope admits the caller, confined to that tenant. */
+  readonly tenantAware: boolean;
+}
+
 /**
- * Whether the principal holds `audit:read` for the stream. `true` confines a principal that
+ * Whether the principal holds the stream's permission. `true` confines a principal that
  * carries a tenant to that tenant; an object states the confinement explicitly (`tenantScope:
  * null` for a global grant). `false` refuses.
  */
 export type StreamAuthorizer = (
   principal: Principal,
   authenticated: boolean,
-  /** `GET /ws/events` or `GET /ws/state`: the stream asked for, as the policy engine names routes. */
-  route: string,
+  access: StreamAccess,
 ) => boolean | { tenantScope: string | null } | Promise<boolean | { tenantScope: string | null }>;
 
 /** With authentication off every caller is the anonymous principal, and it may read the stream. */
@@ -59,12 +68,10 @@ export interface HandshakeRules {
   authenticate: StreamAuthenticator;
   authorize: StreamAuthorizer;
   logger: Logger;
-  /** The stream's route, `GET <path>` without the `/api` prefix. */
-  route: string;
+  access: StreamAccess;
 }
 
 export const ORIGIN_REFUSED = "Origin not allowed";
-export const ACCESS_DENIED = "Access denied: audit:read required";
 const AUTHENTICATION_FAILED = "Authentication failed";
 
 /**
@@ -93,10 +100,11 @@ export async function judgeHandshake(
     return { ok: false, reason: authentication.reason };
   }
   const { principal, authenticated } = authentication;
-  const grant = await rules.authorize(principal, authenticated, rules.route);
+  const { permission } = rules.access;
+  const grant = await rules.authorize(principal, authenticated, rules.access);
   if (grant === false) {
-    rules.logger.info({ principal_id: principal.id }, "event stream refused: audit:read missing");
-    return { ok: false, reason: ACCESS_DENIED };
+    rules.logger.info({ principal_id: principal.id, permission }, "stream refused: permission missing");
+    return { ok: false, reason: `Access denied: ${permission} required` };
   }
   const tenantScope = grant === true ? principal.tenant_id : grant.tenantScope;
   return { ok: true, principal, authenticated, tenantScope };

@@ -2,6 +2,7 @@ import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppServices } from "../../../app/services.js";
 import { createOriginCheck } from "../origin-policy.js";
+import type { StreamIdentity } from "./event-connection.js";
 import { EventStreamHub } from "./event-stream-hub.js";
 import {
   allowAll,
@@ -12,6 +13,7 @@ import {
   type StreamAuthenticator,
   type StreamAuthorizer,
 } from "./handshake.js";
+import { followLogs } from "./log-follower.js";
 import {
   CLOSE_GOING_AWAY,
   CLOSE_POLICY_VIOLATION,
@@ -19,7 +21,7 @@ import {
   SOCKET_CLOSED,
   type StreamSocket,
 } from "./socket.js";
-import { EVENT_STREAM_PATH, STATE_EVENT_TYPES, STATE_STREAM_PATH } from "./stream-paths.js";
+import { EVENT_STREAM_PATH, LOG_STREAM_PATH, STATE_EVENT_TYPES, STATE_STREAM_PATH } from "./stream-paths.js";
 import { DEFAULT_LIMITS, DEFAULT_TIMINGS, type StreamLimits, type StreamTimings } from "./stream-settings.js";
 
 export interface EventStreamOptions {
@@ -39,11 +41,6 @@ export interface EventStreamOptions {
 
 /** Name under which the hub is decorated on the root instance: `app.getDecorator<EventStreamHub>(...)`. */
 export const EVENT_STREAM_DECORATOR = "eventStream";
-/** Both paths, each with the event types it carries (null: every type). */
-const STREAMS: readonly (readonly [string, ReadonlySet<string> | null])[] = [
-  [EVENT_STREAM_PATH, null],
-  [STATE_STREAM_PATH, STATE_EVENT_TYPES],
-];
 
 /** Client frames are small JSON objects; 64 KiB leaves room for a maximal subscribe frame. */
 const DEFAULT_MAX_PAYLOAD = 64 * 1024;
@@ -58,7 +55,7 @@ const SCOPE_CHANGED = "Access changed: reconnect";
  */
 export async function registerEventStream(
   app: FastifyInstance,
-  services: Pick<AppServices, "bus" | "logger">,
+  services: Pick<AppServices, "bus" | "logger"> & Partial<Pick<AppServices, "fleet">>,
   options: EventStreamOptions,
   prefix: string,
 ): Promise<EventStreamHub> {
@@ -70,7 +67,7 @@ export async function registerEventStream(
   });
   const hub = new EventStreamHub(services.bus, { timings, limits }, services.logger);
   app.decorate(EVENT_STREAM_DECORATOR, hub);
-  const common: Omit<HandshakeRules, "route"> = {
+  const common: Omit<HandshakeRules, "access"> = {
     originAllowed: createOriginCheck(options.allowedOrigins),
     apiKeyHeader: options.apiKeyHeader ?? "X-API-Key",
     authenticate: options.authenticate ?? allowAnonymous,
@@ -80,10 +77,38 @@ export async function registerEventStream(
   // The verdict is reached in a hook, before the upgrade, so that the handler runs synchronously
   // once the socket exists and no client frame can arrive before its listener is attached.
   const verdicts = new WeakMap<FastifyRequest, HandshakeVerdict>();
+  const events = (types: ReadonlySet<string> | null): StreamRoute["open"] => {
+    return (socket, identity) => {
+      hub.open(socket, identity, types);
+      return true;
+    };
+  };
+  const routes: StreamRoute[] = [
+    { url: EVENT_STREAM_PATH, permission: "audit:read", tenantAware: true, open: events(null) },
+    { url: STATE_STREAM_PATH, permission: "audit:read", tenantAware: true, open: events(STATE_EVENT_TYPES) },
+  ];
+  const { fleet } = services;
+  if (fleet) {
+    routes.push({
+      url: LOG_STREAM_PATH,
+      permission: "mcp_servers:read",
+      tenantAware: false,
+      open: (socket, _identity, request) => {
+        const id = (request.params as { provider_id: string }).provider_id;
+        const server = fleet.get(id);
+        if (!server) {
+          refuse(socket, `McpServer not found: ${id}`, timings);
+          return false;
+        }
+        followLogs(socket, server.id, server.logs);
+        return true;
+      },
+    });
+  }
   await app.register(
     async (api) => {
-      for (const [url, types] of STREAMS) {
-        const rules: HandshakeRules = { ...common, route: `GET ${url}` };
+      for (const { url, open, ...access } of routes) {
+        const rules: HandshakeRules = { ...common, access: { route: `GET ${url}`, ...access } };
         api.route({
           method: "GET",
           url,
@@ -103,13 +128,13 @@ export async function registerEventStream(
             verdicts.delete(request);
             if (!verdict.ok) {
               // Decisions: the upgrade is accepted and then closed, so the client can read the reason.
-              socket.close(CLOSE_POLICY_VIOLATION, closeReason(verdict.reason));
-              setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
+              refuse(socket, verdict.reason, timings);
               return;
             }
             const { principal, authenticated, tenantScope } = verdict;
-            hub.open(socket, { principal, authenticated, tenantScope }, types);
-            closeWhenNoLongerAllowed(socket, request, rules, timings, tenantScope);
+            if (open(socket, { principal, authenticated, tenantScope }, request)) {
+              closeWhenNoLongerAllowed(socket, request, rules, timings, tenantScope);
+            }
           },
         });
       }
@@ -117,6 +142,21 @@ export async function registerEventStream(
     { prefix },
   );
   return hub;
+}
+
+/** One WebSocket path: what it asks of its caller, and what it does with an admitted socket. */
+interface StreamRoute {
+  readonly url: string;
+  readonly permission: string;
+  readonly tenantAware: boolean;
+  /** Takes over the admitted socket; false when it refused it (and closed it) instead. */
+  open(socket: StreamSocket, identity: StreamIdentity, request: FastifyRequest): boolean;
+}
+
+/** Closes a refused connection (1008, with the reason) once the upgrade is done. */
+function refuse(socket: StreamSocket, reason: string, timings: StreamTimings): void {
+  socket.close(CLOSE_POLICY_VIOLATION, closeReason(reason));
+  setTimeout(() => socket.terminate(), timings.closeGraceMs).unref();
 }
 
 /**
