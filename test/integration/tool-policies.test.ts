@@ -71,6 +71,8 @@ describe("a server's tools policy", () => {
       (s: { mcp_server_id: string }) => s.mcp_server_id === "guarded",
     );
     expect(summary.tools_count).toBe(visible.length);
+    const detail = (await gw.app.inject({ method: "GET", url: "/api/mcp_servers/guarded" })).json();
+    expect(detail.meta.tools_count).toBe(visible.length);
     const all = gw.gateway.services.fleet.require("guarded").tools ?? [];
     expect(all.length).toBeGreaterThan(visible.length);
   });

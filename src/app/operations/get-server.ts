@@ -24,10 +24,13 @@ export const getServer = defineOperation({
     const visibleTo = await callerToolFilter(services, ctx);
     const visible = visibleTo(server.id, null, detail.tools);
     const filtered = detail.tools.length - visible.length;
+    // Tools `header_exposure` withholds are hidden too (not counted as filtered by the policy).
+    const shown = visible.filter((tool) => !headerExposure?.withholds(server.id, tool));
     return {
       ...detail,
-      // Tools `header_exposure` withholds are hidden too (not counted as filtered by the policy).
-      tools: visible.filter((tool) => !headerExposure?.withholds(server.id, tool)),
+      tools: shown,
+      // Counted as listed, like the summary's `tools_count`.
+      meta: "tools_count" in detail.meta ? { ...detail.meta, tools_count: shown.length } : detail.meta,
       tools_policy: {
         ...policySummary(server.spec.tool_policy),
         ...(filtered > 0 && { filtered_count: filtered }),
