@@ -221,6 +221,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const declared = new Set<string>();
+  // Blocks are permanent (spec 1 §3): a server registered under a blocked id starts blocked.
+  fleet.restoreBlocks((await storage.repositories.blockedServers.list()).map((b) => b.mcp_server_id));
   const groups = new GroupService({ fleet, bus, logger, random: Math.random });
   // Groups follow their members' health and lifecycle from the first event on.
   groups.start();

@@ -39,6 +39,8 @@ export interface FleetDeps {
 export class Fleet {
   private readonly servers = new Map<string, ManagedServer>();
   private readonly locks = new Map<string, Promise<void>>();
+  /** Ids of servers blocked for good (`block`, `restoreBlocks`). */
+  private readonly blockedIds = new Set<string>();
   private closing = false;
   private defaultServerConcurrency: number;
 
@@ -133,8 +135,27 @@ export class Fleet {
     const concurrency = spec.max_concurrency ?? this.defaultServerConcurrency;
     const server = new ManagedServer(spec, () => this.deps.clock.now(), concurrency);
     if (spec.predefined_tools?.length) server.setTools(spec.predefined_tools.map((t) => this.withDigest(t)));
+    // A cold server blocked at birth: no event, no start accepted.
+    if (this.blockedIds.has(spec.id)) this.transition(server, { on: "block" });
     this.servers.set(spec.id, server);
     return server;
+  }
+
+  /**
+   * Ids blocked for good, as the store keeps them: the servers registered under them (now or later,
+   * by a reload, a new registration) are blocked, whatever instance replaced the blocked one.
+   */
+  restoreBlocks(ids: Iterable<string>): void {
+    for (const id of ids) {
+      this.blockedIds.add(id);
+      const server = this.servers.get(id);
+      if (server && !server.lifecycle.blocked) this.transition(server, { on: "block" });
+    }
+  }
+
+  /** Forgets a block: the server of that id was deleted, and a new one may take its id. */
+  forgetBlock(id: string): void {
+    this.blockedIds.delete(id);
   }
 
   /** Changes settings that need no restart (description, env for the next start, timers). */
@@ -325,6 +346,7 @@ export class Fleet {
 
   /** Stops a server for good (reason `detection_enforcement:block`); later starts are refused. */
   async block(server: ManagedServer): Promise<void> {
+    this.blockedIds.add(server.id);
     await this.halt(server, { on: "block" });
   }
 

@@ -4,11 +4,18 @@ import { serverRef } from "./get-server.js";
 export const blockServer = defineOperation({
   name: "block-server",
   kind: "command",
-  summary: "Stop a server and refuse every later start (stop reason `detection_enforcement:block`).",
+  summary:
+    "Stop a server and refuse every later start, across restarts (stop reason `detection_enforcement:block`).",
   permissions: ["mcp_servers:lifecycle"],
   input: serverRef,
-  async run({ fleet }, input) {
+  async run({ fleet, repositories, clock }, input, ctx) {
     const server = fleet.require(input.mcp_server);
+    // Stored first: a block that was answered survives a restart (spec 1 §3: "permanently blocked").
+    await repositories.blockedServers.put({
+      mcp_server_id: server.id,
+      blocked_by: ctx.principal.id,
+      blocked_at: clock.now() / 1000,
+    });
     await fleet.block(server);
     return { mcp_server_id: server.id, blocked: true };
   },

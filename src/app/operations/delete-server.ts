@@ -22,6 +22,9 @@ export const deleteServer = defineOperation({
       }
       await repositories.serverConfigs.delete(server.id);
       await fleet.remove(server.id);
+      // A new server may take the id: the deleted one's block goes with it.
+      await repositories.blockedServers.remove(server.id);
+      fleet.forgetBlock(server.id);
       // A server that no longer exists is no group's member either (no member left `dead` in rotation).
       for (const group of groups.groupsOf(server.id)) {
         await groups.dropMember(group, server.id, repositories.groupConfigs, clock.now() / 1000);

@@ -2,6 +2,7 @@ import type { AgentPolicyRepository } from "./agent-policy-repository.js";
 import type { ApiKeyRepository } from "./api-key-repository.js";
 import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
+import type { BlockedServerRepository } from "./blocked-server-repository.js";
 import type { DiscoveryRejectionRepository } from "./discovery-rejection-repository.js";
 import type { GroupConfigRepository } from "./group-config-repository.js";
 import type { L7PolicyRepository } from "./l7-policy-repository.js";
@@ -40,6 +41,7 @@ export interface StoreRepositories {
   readonly toolWithdrawals: ToolWithdrawalRepository;
   readonly agentPolicy: AgentPolicyRepository;
   readonly discoveryRejections: DiscoveryRejectionRepository;
+  readonly blockedServers: BlockedServerRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
   readonly mcpSessions: McpSessionRepository;
   /** Leader-only commands handed between replicas: only where replicas share the store (PostgreSQL). */

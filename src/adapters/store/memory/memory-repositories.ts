@@ -4,6 +4,7 @@ import { MemoryAgentPolicyRepository } from "./memory-agent-policy-repository.js
 import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
 import { MemoryApprovalRepository } from "./memory-approval-repository.js";
 import { MemoryAuditTrail } from "./memory-audit-trail.js";
+import { MemoryBlockedServerRepository } from "./memory-blocked-server-repository.js";
 import { MemoryDiscoveryRejectionRepository } from "./memory-discovery-rejection-repository.js";
 import { MemoryGroupConfigRepository } from "./memory-group-config-repository.js";
 import { MemoryL7PolicyRepository } from "./memory-l7-policy-repository.js";
@@ -43,6 +44,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     toolWithdrawals: new MemoryToolWithdrawalRepository(),
     agentPolicy: new MemoryAgentPolicyRepository(),
     discoveryRejections: new MemoryDiscoveryRejectionRepository(),
+    blockedServers: new MemoryBlockedServerRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),
   };
 }

@@ -5,6 +5,7 @@ import { SqlAgentPolicyRepository } from "./sql-agent-policy-repository.js";
 import { SqlApiKeyRepository } from "./sql-api-key-repository.js";
 import { SqlApprovalRepository } from "./sql-approval-repository.js";
 import { SqlAuditTrail } from "./sql-audit-trail.js";
+import { SqlBlockedServerRepository } from "./sql-blocked-server-repository.js";
 import { SqlDiscoveryRejectionRepository } from "./sql-discovery-rejection-repository.js";
 import { SqlGroupConfigRepository } from "./sql-group-config-repository.js";
 import { SqlL7PolicyRepository } from "./sql-l7-policy-repository.js";
@@ -45,6 +46,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     suspendedSessions: new SqlSuspendedSessionRepository(db),
     toolWithdrawals: new SqlToolWithdrawalRepository(db),
     discoveryRejections: new SqlDiscoveryRejectionRepository(db),
+    blockedServers: new SqlBlockedServerRepository(db),
     agentPolicy: new SqlAgentPolicyRepository(db),
     mcpSessions: new SqlMcpSessionRepository(db, store.dialect),
     ...(store.dialect === "postgres" && { leaderCommands: new SqlLeaderCommandQueue(db, store.dialect) }),

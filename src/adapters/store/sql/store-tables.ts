@@ -121,6 +121,11 @@ export interface StoreTables {
     pushed_at: number;
     revision: number;
   };
+  blocked_servers: {
+    mcp_server_id: string;
+    blocked_by: string;
+    blocked_at: number;
+  };
   discovery_rejections: {
     mcp_server_id: string;
     fingerprint: string;
