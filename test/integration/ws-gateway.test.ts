@@ -66,8 +66,14 @@ describe("the gateway's /api/ws/state", () => {
     await fleet.stopServer(fleet.require("text"), "user_request");
     const stopped = await peer.next((f) => f.event_type === "ProviderStateChanged" && f.new_state === "cold");
     expect(stopped).toMatchObject({ mcp_server_id: "text" });
+    // A group's state changes with its member's.
+    const inject = (url: string, payload: object) => gw.app.inject({ method: "POST", url, payload });
+    expect((await inject("/api/groups/", { group_id: "solo" })).statusCode).toBe(201);
+    expect((await inject("/api/groups/solo/members", { member_id: "math" })).statusCode).toBe(201);
+    await fleet.start(fleet.require("math"), true);
+    await peer.next((f) => f.event_type === "GroupStateChanged" && f.group_id === "solo");
     const types = new Set(peer.events().map((f) => f.event_type));
-    expect([...types]).toEqual(["ProviderStateChanged"]);
+    expect([...types].sort()).toEqual(["GroupStateChanged", "ProviderStateChanged"]);
     peer.close();
   });
 });

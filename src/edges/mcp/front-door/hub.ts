@@ -112,10 +112,11 @@ export class FrontDoorHub {
       request: async (method, params, signal) => {
         const channel = this.latest(serverId);
         try {
-          if (channel) return await channel.sendRequest({ method, ...(params && { params }) }, { signal });
-          const session = [...this.sessions.values()].at(-1);
+          const session = channel?.session ?? [...this.sessions.values()].at(-1);
           if (!session)
             throw new McpError(ErrorCode.MethodNotFound, `No client connected to answer ${method}`);
+          refuseUndeclared(session.server, method);
+          if (channel) return await channel.sendRequest({ method, ...(params && { params }) }, { signal });
           return await session.server.request({ method, ...(params && { params }) } as never, AnyResult, {
             signal,
           });
@@ -182,4 +183,24 @@ export class FrontDoorHub {
   ) {
     void session.server.notification(notification as never).catch(() => undefined);
   }
+}
+
+/** The client capability each request an upstream may make of the client needs. */
+const NEEDED_CAPABILITY: Readonly<Record<string, "sampling" | "elicitation" | "roots">> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+/**
+ * Refuses, as the client would (-32601), a request its `initialize` did not declare the capability
+ * for: the client gets no request it said it cannot answer, the upstream gets the error.
+ */
+function refuseUndeclared(server: Server, method: string): void {
+  const capability = NEEDED_CAPABILITY[method];
+  if (capability === undefined || server.getClientCapabilities()?.[capability] !== undefined) return;
+  throw new McpError(
+    ErrorCode.MethodNotFound,
+    `The client does not support ${method} (no ${capability} capability)`,
+  );
 }
