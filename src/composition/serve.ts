@@ -75,7 +75,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   );
   try {
     return await (options.transport === "stdio"
-      ? serveOverStdio(gateway, signals)
+      ? serveOverStdio(gateway, signals, config.http.graceful_shutdown_timeout_s ?? null)
       : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null));
   } finally {
     stopReloadSignal();
@@ -115,12 +115,16 @@ async function closeHttp(app: FastifyInstance, timeoutS: number | null): Promise
   await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, timeoutS * 1000).unref())]);
 }
 
-async function serveOverStdio(gateway: Gateway, signals: ShutdownSignals): Promise<number> {
+async function serveOverStdio(
+  gateway: Gateway,
+  signals: ShutdownSignals,
+  gracefulTimeoutS: number | null,
+): Promise<number> {
   const stdio = await serveStdio(gateway.services, gateway.frontDoor?.sessionServer, gateway.stdioPrincipal);
-  const reason = await Promise.race([stdio.closed.then(() => "stdin closed"), signals.received]);
+  const reason = await Promise.race([stdio.closed.then(() => "client gone"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
   await gateway.releaseHeldCalls();
-  await stdio.close();
+  await stdio.close(gracefulTimeoutS);
   await gateway.shutdown();
   return 0;
 }

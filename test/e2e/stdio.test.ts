@@ -60,6 +60,66 @@ describe("airlock serve --stdio", () => {
     }
   });
 
+  it("answers an oversized line with -32600 and goes on; a readable id is kept in the answer", async () => {
+    const { child, answers } = spawnRaw();
+    try {
+      child.stdin.write(
+        `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"y".repeat(11 * 1024 * 1024)}"}}\n`,
+      );
+      child.stdin.write('{"jsonrpc":"1.0","id":5,"method":"ping"}\n');
+      child.stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+      await waitFor(() => answers().some((a) => a.id === 8), 15_000);
+      expect(answers()).toEqual([
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid Request: a message must not exceed 10485760 bytes" },
+        },
+        { jsonrpc: "2.0", id: 5, error: { code: -32600, message: "Invalid Request" } },
+        { jsonrpc: "2.0", id: 8, result: {} },
+      ]);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
+  it("lets a request in flight finish on SIGTERM, then exits 0", async () => {
+    const { child, answers, exited } = spawnRaw();
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const call = { mcp_server: "ctl", tool: "sleep", arguments: { ms: 1500 } };
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "gateway_call", arguments: { calls: [call] } } })}\n`,
+    );
+    // Once the upstream is running the call (its start takes a moment), the gateway is told to stop.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    child.kill("SIGTERM");
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const answer = answers().find((a) => a.id === 2) as { result: ToolResult } | undefined;
+    expect(JSON.parse(answer?.result.content[0]?.text ?? "{}").results[0]).toMatchObject({ success: true });
+  });
+
+  it("shuts down cleanly, exit 0, when the client stops reading stdout", async () => {
+    const { child, exited } = spawnRaw();
+    child.stdout.destroy();
+    for (let id = 1; id <= 5; id++) child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`);
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("sends the front door's client nothing before its initialize", async () => {
+    const config = writeTempConfig(`tool_access: {mode: front_door}\n${fleetYaml()}`);
+    const { child, answers } = spawnRaw(config);
+    try {
+      // The upstreams are projected (and the listing changes) while the client has not spoken yet.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      await waitFor(() => answers().some((a) => a.id === 1), 15_000);
+      expect(answers()[0]).toMatchObject({ id: 1, result: { protocolVersion: "2025-06-18" } });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
   it("serves the front door on stdin/stdout: upstream tools by name, no gateway_call", async () => {
     const yaml = `tool_access:\n  mode: front_door\n${fleetYaml()}`;
     const transport = new StdioClientTransport({
@@ -130,3 +190,31 @@ describe("airlock serve --stdio", () => {
     }
   });
 });
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+/** The gateway over stdio, driven line by line: what it answered so far, and how it exited. */
+function spawnRaw(config = writeTempConfig(fleetYaml())) {
+  const child = spawn(process.execPath, [CLI, "serve", "--stdio", "--config", config], {
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8");
+  });
+  child.stdin.on("error", () => {});
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const answers = () =>
+    out
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as { id?: unknown });
+  return { child, answers, exited };
+}

@@ -1,8 +1,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
 import { createManagementServer } from "./management-server.js";
+import { StdioTransport } from "./stdio-transport.js";
 
 /**
  * Serves the MCP tool surface on this process's stdin/stdout. Resolves once the client hangs up.
@@ -12,7 +12,7 @@ export async function serveStdio(
   services: AppServices,
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server,
   declared?: Principal,
-): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
+): Promise<{ closed: Promise<void>; close: (drainTimeoutS: number | null) => Promise<void> }> {
   // `auth.stdio.principal` declares who the stdio client is, without verification; without it
   // the client has no identity (spec 2 §4: with auth on, management tools are refused).
   const contextOf = (signal: AbortSignal): RequestContext => ({
@@ -24,32 +24,27 @@ export async function serveStdio(
   const server = sessionServer
     ? sessionServer("stdio", contextOf)
     : createManagementServer(services, contextOf);
-  const transport = new StdioServerTransport();
-  // Set before `connect`, which keeps it and calls it first.
-  transport.onerror = (error) => answerUnreadableLine(transport, error);
+  const transport = new StdioTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
+    void transport.ended.then(resolve);
   });
   await server.connect(transport);
   return {
     closed,
-    async close() {
+    async close(drainTimeoutS: number | null) {
+      // No new request is read; those read are answered (bounded by the drain timeout, if any),
+      // as the HTTP server lets its requests in flight finish.
+      transport.stopReading();
+      const drained = transport.drained();
+      await (drainTimeoutS === null
+        ? drained
+        : Promise.race([
+            drained,
+            new Promise((resolve) => setTimeout(resolve, drainTimeoutS * 1000).unref()),
+          ]));
       await server.close().catch(() => undefined);
       process.stdin.destroy();
     },
   };
-}
-
-/**
- * Answers a line the transport could not read, as JSON-RPC 2.0 asks (the id unknown, so null):
- * -32700 for a line that is not JSON, -32600 for JSON that is no JSON-RPC message (a batch array
- * among them: the MCP revisions this gateway speaks send one message per line). The SDK's stdio
- * transport only reports such lines; other errors (stdin itself) are not answered.
- */
-function answerUnreadableLine(transport: StdioServerTransport, error: Error): void {
-  const code = error instanceof SyntaxError ? -32700 : error.name === "ZodError" ? -32600 : null;
-  if (code === null) return;
-  const message = code === -32700 ? "Parse error" : "Invalid Request";
-  void transport.send({ jsonrpc: "2.0", id: null, error: { code, message } } as never).catch(() => undefined);
 }

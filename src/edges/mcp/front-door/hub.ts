@@ -181,6 +181,8 @@ export class FrontDoorHub {
     session: FrontDoorSession,
     notification: { method: string; params?: Record<string, unknown> },
   ) {
+    // Nothing reaches a client before its `initialize` (the stdio session exists from the start).
+    if (session.server.getClientVersion() === undefined) return;
     void session.server.notification(notification as never).catch(() => undefined);
   }
 }
