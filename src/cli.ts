@@ -30,8 +30,16 @@ program
   .option("--json-logs", "write logs as JSON lines")
   .action(async (options) => {
     const globals = program.opts<{ config?: string }>();
+    // A SIGTERM or SIGINT that arrives while the gateway's code loads is kept, not left to kill the
+    // process: the gateway starts, then shuts down in order at once.
+    const early: NodeJS.Signals[] = [];
+    const keep = (signal: NodeJS.Signals) => early.push(signal);
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, keep);
     const { runServe } = await import("./composition/serve.js");
-    const code = await runServe({
+    // `runServe` installs its own handlers before its first await; only then is `keep` removed, so
+    // that a signal caught meanwhile always finds a listener.
+    const serving = runServe({
+      earlySignals: early,
       configPath: options.config ?? globals.config,
       transport: options.stdio ? "stdio" : "http",
       host: options.host,
@@ -40,6 +48,8 @@ program
       logFile: options.logFile,
       jsonLogs: options.jsonLogs,
     });
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.off(signal, keep);
+    const code = await serving;
     // Exit explicitly: an open stdin (stdio mode) or a lingering socket must not keep the process up.
     process.exit(code);
   });

@@ -15,6 +15,8 @@ export interface ServeOptions {
   logLevel?: string;
   logFile?: string;
   jsonLogs?: boolean;
+  /** SIGTERM or SIGINT received before `serve` could handle them (while its code loaded). */
+  earlySignals?: readonly NodeJS.Signals[];
 }
 
 /**
@@ -22,7 +24,7 @@ export interface ServeOptions {
  * the caller exits the process with it (stdin or lingering sockets must not keep it alive).
  */
 export async function runServe(options: ServeOptions): Promise<number> {
-  const signals = new ShutdownSignals();
+  const signals = new ShutdownSignals(options.earlySignals);
   try {
     return await serveUntilSignal(options, signals);
   } finally {

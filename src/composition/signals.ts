@@ -19,11 +19,13 @@ export class ShutdownSignals {
     process.exit(1);
   };
 
-  constructor() {
+  /** `early`: signals received before this was installed (while the code loaded), handled now. */
+  constructor(early: readonly NodeJS.Signals[] = []) {
     this.received = new Promise((resolve) => {
       this.resolve = resolve;
     });
     for (const signal of SIGNALS) process.on(signal, this.handler);
+    for (const signal of early) this.handler(signal);
   }
 
   get triggered(): boolean {
