@@ -5,7 +5,7 @@ import {
   ConfigValidationError,
   loadConfig,
 } from "../config/load.js";
-import type { GatewayConfig } from "../config/schema.js";
+import { type GatewayConfig, listToolPolicies } from "../config/schema.js";
 import { refuseDeclaredExposure } from "./header-exposure.js";
 
 /**
@@ -22,6 +22,7 @@ export function runConfigCheck(configPath: string | undefined): number {
       return 1;
     }
     reportWarnings(loaded.warnings);
+    for (const notice of relaxedRefusals(loaded.config)) process.stderr.write(`warning: ${notice}\n`);
     process.stdout.write(`configuration OK: ${loaded.path ?? "(built-in)"}\n`);
     return 0;
   } catch (error) {
@@ -50,6 +51,21 @@ function startRefusal(config: GatewayConfig): string | null {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/**
+ * What the configuration check would refuse but `startup_checks.enforce: false` lets start: `serve`
+ * logs them as `startup_check_failed` errors, and the check says so.
+ */
+function relaxedRefusals(config: GatewayConfig): string[] {
+  if (config.startup_checks.enforce || config.approvals.enabled) return [];
+  return listToolPolicies(config.mcp_servers, config.tool_access.member)
+    .filter(({ policy }) => policy.approval_list.length > 0)
+    .map(
+      ({ path }) =>
+        `${[...path, "approval_list"].join(".")}: holds calls for approval but approvals.enabled is false; ` +
+        "with startup_checks.enforce false the gateway starts and refuses those calls (startup_check_failed)",
+    );
 }
 
 /** What `serve` would log as warnings, one line each with its code. */

@@ -169,6 +169,22 @@ mcp_servers:
     );
   });
 
+  it("passes, with a warning, an approval_list without a gate when startup_checks.enforce is false", () => {
+    const path = writeTempConfig(`
+startup_checks: {enforce: false}
+approvals: {enabled: false}
+mcp_servers:
+  math:
+    command: [node, x.mjs]
+    tools: {approval_list: [add]}
+`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      "warning: mcp_servers.math.tools.approval_list: holds calls for approval but approvals.enabled is false",
+    );
+  });
+
   it("refuses unknown keys that serve only warns about", () => {
     const path = writeTempConfig(`${fleetYaml()}\nsurprise_section: {a: 1}\n`);
     const result = runCli(["config", "check", "--config", path]);
