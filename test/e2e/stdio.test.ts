@@ -83,6 +83,25 @@ describe("airlock serve --stdio", () => {
     }
   });
 
+  it("answers params the method's schema refuses with -32602 naming the field", async () => {
+    const { child, answers } = spawnRaw();
+    try {
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      child.stdin.write('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{}}\n');
+      await waitFor(() => answers().some((a) => a.id === 12), 15_000);
+      expect(answers().find((a) => a.id === 12)).toEqual({
+        jsonrpc: "2.0",
+        id: 12,
+        error: {
+          code: -32602,
+          message: "Invalid params: name: Invalid input: expected string, received undefined",
+        },
+      });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
   it("lets a request in flight finish on SIGTERM, then exits 0", async () => {
     const { child, answers, exited } = spawnRaw();
     child.stdin.write(`${JSON.stringify(initialize)}\n`);

@@ -2,6 +2,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../app/context.js";
 import type { AppServices } from "../../app/services.js";
 import { createManagementServer } from "./management-server.js";
+import { answerInvalidParams } from "./session-dispatch.js";
 import { StdioTransport } from "./stdio-transport.js";
 
 /**
@@ -24,6 +25,7 @@ export async function serveStdio(
   const server = sessionServer
     ? sessionServer("stdio", contextOf)
     : createManagementServer(services, contextOf);
+  answerInvalidParams(server);
   const transport = new StdioTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
