@@ -174,16 +174,19 @@ describe("airlock serve --stdio", () => {
     );
 
   it("with auth on and no stdio principal: egress lists all tools and refuses each one", async () => {
-    const client = await serveStdio(authYaml(""));
-    try {
-      expect((await client.listTools()).tools).toHaveLength(22);
-      const result = (await client.callTool({ name: "gateway_list", arguments: {} })) as ToolResult;
-      expect(result).toMatchObject({
-        isError: true,
-        content: [{ type: "text", text: "Authentication required to call 'gateway_list'" }],
-      });
-    } finally {
-      await client.close();
+    // allow_anonymous admits anonymous HTTP callers; a stdio client without a principal is no one.
+    for (const extra of ["", "  allow_anonymous: true\n"]) {
+      const client = await serveStdio(authYaml(extra));
+      try {
+        expect((await client.listTools()).tools).toHaveLength(22);
+        const result = (await client.callTool({ name: "gateway_list", arguments: {} })) as ToolResult;
+        expect(result).toMatchObject({
+          isError: true,
+          content: [{ type: "text", text: "Authentication required to call 'gateway_list'" }],
+        });
+      } finally {
+        await client.close();
+      }
     }
   });
 

@@ -117,6 +117,25 @@ afterAll(async () => {
 });
 
 describe("front door: tenant policies", () => {
+  it("publishes the refusal of a management tool it hides from the caller, answered -32601", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const stop = gw.gateway.services.bus.subscribe((event) => {
+      if (event.type === "AuthorizationDenied") seen.push(event as unknown as Record<string, unknown>);
+    });
+    try {
+      expect(await callOutcome("svc1", "gateway_start", { mcp_server: "rich" })).toBe(-32601);
+      expect(seen).toContainEqual(
+        expect.objectContaining({
+          principal_id: "svc1",
+          resource: "mcp:gateway_start",
+          permissions: ["mcp_servers:lifecycle"],
+        }),
+      );
+    } finally {
+      stop();
+    }
+  });
+
   it("lists a tool a tenant policy denies to nobody of that tenant, and answers -32601 when they call it", async () => {
     expect(await toolNames("svc1")).not.toContain("shout");
     expect(await toolNames("svc2")).toContain("shout");

@@ -35,7 +35,9 @@ const UPSTREAM_PERMISSION = "tool:invoke";
 export function callerAccess(services: AppServices, ctx: RequestContext): CallerAccess {
   const { settings, authorizer } = services;
   if (!settings.authEnabled) return UNRESTRICTED;
-  const identified = ctx.authenticated || settings.allowAnonymous;
+  // A stdio client is who `auth.stdio.principal` declares, or no one (spec 2 §4), whatever
+  // `allow_anonymous` admits over HTTP.
+  const identified = ctx.authenticated || (settings.allowAnonymous && ctx.channel !== "mcp-stdio");
   /** The policy engine's input names the tool or method as the route (`mcp:<name>`). */
   const allows = async (
     permissions: readonly string[],
@@ -79,6 +81,15 @@ export async function frontDoorManagementTools(access: CallerAccess): Promise<To
   );
   return FRONT_DOOR_TOOLS.filter((_tool, index) => allowed[index]);
 }
+
+/** The management tool of that name the front door lists for callers who may call it, if any. */
+export function frontDoorTool(name: string): ToolExposure | undefined {
+  const tool = BY_NAME.get(name);
+  return tool?.frontDoor ? tool : undefined;
+}
+
+/** The permission front-door upstream traffic needs (tools, resources, prompts, ...). */
+export const UPSTREAM_PERMISSIONS: readonly string[] = [UPSTREAM_PERMISSION];
 
 /** The management tool a front-door call names, or undefined when it is unknown or hidden (-32601). */
 export async function frontDoorManagementTool(

@@ -21,7 +21,13 @@ import type { AppServices } from "../../../app/services.js";
 import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../../domain/errors.js";
 import { callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
-import { callerAccess, frontDoorManagementTool, frontDoorManagementTools } from "../tool-visibility.js";
+import {
+  callerAccess,
+  frontDoorManagementTool,
+  frontDoorManagementTools,
+  frontDoorTool,
+  UPSTREAM_PERMISSIONS,
+} from "../tool-visibility.js";
 import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -87,6 +93,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
         request.method !== "tools/call" &&
         !(await accessOf(extra.signal).mayUseUpstreams(request.method))
       ) {
+        denied(call.ctx, UPSTREAM_PERMISSIONS, request.method);
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       }
       return await dispatch(request.method, request.params, call, extra);
@@ -102,6 +109,11 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     }
   };
   server.onclose = () => hub.remove(key);
+  /** Publishes a refusal the caller sees as an unknown tool or method (`AuthorizationDenied`). */
+  function denied(ctx: RequestContext, permissions: readonly string[], what: string): void {
+    if (!services.settings.authEnabled) return;
+    services.accessEvents?.authorization(ctx.principal, permissions, false, `mcp:${what}`);
+  }
   hub.add(session);
   return server;
 
@@ -162,8 +174,13 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       checkParamHeaders(services, listedTool(management), args, headers);
       return callManagementTool(services, management, args, options.contextOf(extra.signal));
     }
-    if (!(await access.mayUseUpstreams(name)))
+    // A management tool the caller may not call is hidden like an unknown one, and so is every
+    // upstream tool without `tool:invoke`; the refusal is published all the same.
+    const hidden = frontDoorTool(name);
+    if (hidden || !(await access.mayUseUpstreams(name))) {
+      denied(call.ctx, hidden ? hidden.operation.permissions : UPSTREAM_PERMISSIONS, name);
       throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    }
     // Checked against the upstream tool as listed here; an unknown or withheld name is left to the
     // relay, whose gates answer it as unknown (-32601).
     const projected = relay.projection.find(name);
