@@ -105,6 +105,8 @@ describe("airlock serve --stdio", () => {
   it("lets a request in flight finish on SIGTERM, then exits 0", async () => {
     const { child, answers, exited } = spawnRaw();
     child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    // The gateway is up and reading before the call goes out.
+    await waitFor(() => answers().some((a) => a.id === 1), 15_000);
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     const call = { mcp_server: "ctl", tool: "sleep", arguments: { ms: 1500 } };
     child.stdin.write(
