@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { createGateway } from "../../src/composition/create-gateway.js";
-import { parseConfig } from "../../src/config/load.js";
-import { ARITHMETIC } from "../support/gateway.js";
+import { ARITHMETIC, startStoredGateway, storedMathConfig } from "../support/gateway.js";
 
 /** A JSON answer, read loosely. */
 interface Body {
@@ -15,14 +9,8 @@ interface Body {
 
 /** A block is stored: the next process on the same file keeps the server blocked (spec 1 §3). */
 describe("a blocked server on durable storage", () => {
-  const dir = mkdtempSync(join(tmpdir(), "airlock-block-"));
-  const path = join(dir, "airlock.db");
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const yaml = `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}
-mcp_servers:
-  math:
-    command: [node, ${JSON.stringify(ARITHMETIC)}]
-`;
+  const { yaml, remove } = storedMathConfig("airlock-block-");
+  afterAll(remove);
 
   type Rest = (
     method: "POST" | "DELETE",
@@ -32,22 +20,14 @@ mcp_servers:
 
   /** Runs `work` against a fresh gateway process on the same file, then shuts it down. */
   async function withGateway(work: (rest: Rest) => Promise<void>): Promise<void> {
-    const { config, env } = parseConfig(yaml, { env: { PATH: process.env.PATH } });
-    const gateway = await createGateway({
-      config,
-      env,
-      logger: pino({ level: "silent" }),
-      instanceLabel: "b",
-    });
-    const app = await gateway.http();
+    const { app, close } = await startStoredGateway(yaml);
     try {
       await work(async (method, url, payload) => {
         const response = await app.inject({ method, url, ...(payload && { payload }) });
         return { status: response.statusCode, body: response.json() as Body };
       });
     } finally {
-      await app.close();
-      await gateway.shutdown();
+      await close();
     }
   }
 

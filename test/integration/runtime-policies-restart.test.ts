@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { createGateway } from "../../src/composition/create-gateway.js";
-import { parseConfig } from "../../src/config/load.js";
-import { ARITHMETIC } from "../support/gateway.js";
+import { startStoredGateway, storedMathConfig } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 
 interface CallResult {
@@ -18,14 +12,8 @@ interface CallResult {
  * process on the same file enforces them.
  */
 describe("runtime withdrawals and the agent policy on durable storage", () => {
-  const dir = mkdtempSync(join(tmpdir(), "airlock-runtime-policies-"));
-  const path = join(dir, "airlock.db");
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const yaml = `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}
-mcp_servers:
-  math:
-    command: [node, ${JSON.stringify(ARITHMETIC)}]
-`;
+  const { yaml, remove } = storedMathConfig("airlock-runtime-policies-");
+  afterAll(remove);
 
   /** Runs `work` against a fresh gateway process on the same file, then shuts it down. */
   async function withGateway(
@@ -34,14 +22,7 @@ mcp_servers:
       call: () => Promise<string>,
     ) => Promise<void>,
   ): Promise<void> {
-    const { config, env } = parseConfig(yaml, { env: { PATH: process.env.PATH } });
-    const gateway = await createGateway({
-      config,
-      env,
-      logger: pino({ level: "silent" }),
-      instanceLabel: "w",
-    });
-    const app = await gateway.http();
+    const { app, close } = await startStoredGateway(yaml);
     const url = await app.listen({ host: "127.0.0.1", port: 0 });
     const client = await connectHttp(url);
     try {
@@ -58,8 +39,7 @@ mcp_servers:
       );
     } finally {
       await client.close();
-      await app.close();
-      await gateway.shutdown();
+      await close();
     }
   }
 

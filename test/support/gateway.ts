@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
@@ -41,13 +43,46 @@ export async function startTestGateway(
   yaml = fleetYaml(),
   env: Record<string, string> = {},
 ): Promise<TestGateway> {
+  return startGateway(yaml, env, memoryStorage());
+}
+
+/**
+ * A configuration with the arithmetic server, its store a SQLite file in a temporary folder of its
+ * own; `remove` deletes the folder.
+ */
+export function storedMathConfig(prefix: string): { yaml: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const path = join(dir, "airlock.db");
+  return {
+    yaml: `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}
+mcp_servers:
+  math:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+`,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A gateway on the storage its configuration names (a SQLite file, say), as `serve` opens it: for
+ * what must survive a restart, run one after the other on the same file.
+ */
+export async function startStoredGateway(yaml: string): Promise<TestGateway> {
+  return startGateway(yaml, {}, undefined);
+}
+
+async function startGateway(
+  yaml: string,
+  env: Record<string, string>,
+  storage: ReturnType<typeof memoryStorage> | undefined,
+): Promise<TestGateway> {
   const { config, env: settings } = parseConfig(yaml, { env: { PATH: process.env.PATH, ...env } });
   const gateway = await createGateway({
     config,
     env: settings,
     logger: pino({ level: "silent" }),
     instanceLabel: "test",
-    storage: memoryStorage(),
+    ...(storage && { storage }),
   });
   const app = await gateway.http();
   return {
