@@ -5,8 +5,9 @@ import {
   ConfigValidationError,
   loadConfig,
 } from "../config/load.js";
-import { type GatewayConfig, listToolPolicies } from "../config/schema.js";
+import type { GatewayConfig } from "../config/schema.js";
 import { refuseDeclaredExposure } from "./header-exposure.js";
+import { approvalLists } from "./startup-checks.js";
 
 /**
  * `airlock config check`: strict validation (unknown keys are errors). Problems and warnings go to
@@ -59,13 +60,11 @@ function startRefusal(config: GatewayConfig): string | null {
  */
 function relaxedRefusals(config: GatewayConfig): string[] {
   if (config.startup_checks.enforce || config.approvals.enabled) return [];
-  return listToolPolicies(config.mcp_servers, config.tool_access.member)
-    .filter(({ policy }) => policy.approval_list.length > 0)
-    .map(
-      ({ path }) =>
-        `${[...path, "approval_list"].join(".")}: holds calls for approval but approvals.enabled is false; ` +
-        "with startup_checks.enforce false the gateway starts and refuses those calls (startup_check_failed)",
-    );
+  return approvalLists(config).map(
+    ({ path }) =>
+      `${path}: holds calls for approval but approvals.enabled is false; ` +
+      "with startup_checks.enforce false the gateway starts and refuses those calls (startup_check_failed)",
+  );
 }
 
 /** What `serve` would log as warnings, one line each with its code. */

@@ -62,6 +62,12 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+  if (signals.triggered) {
+    // Told to stop while starting: nothing is served, the gateway stops in order.
+    logger.info({}, "shutting down before serving");
+    await gateway.shutdown();
+    return 0;
+  }
   gateway.startBackground();
   const { reloader } = gateway;
   const stopReloadSignal = reloader

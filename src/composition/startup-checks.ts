@@ -1,4 +1,5 @@
 import type { Logger } from "../app/ports/logger.js";
+import type { PolicyLocation } from "../config/schema/cross-field.js";
 import { type GatewayConfig, listToolPolicies } from "../config/schema.js";
 import type { OpenedApprovals } from "./open-approvals.js";
 
@@ -9,6 +10,13 @@ export const UNREACHABLE_EVENT = "subsystem_configured_but_unreachable";
 export interface StartupRefusal {
   readonly subsystem: string;
   readonly reason: string;
+}
+
+/** Every non-empty `approval_list` of the configuration: its dotted path and its policy. */
+export function approvalLists(config: GatewayConfig): { path: string; policy: PolicyLocation["policy"] }[] {
+  return listToolPolicies(config.mcp_servers, config.tool_access.member)
+    .filter(({ policy }) => policy.approval_list.length > 0)
+    .map(({ path, policy }) => ({ path: [...path, "approval_list"].join("."), policy }));
 }
 
 /**
@@ -28,14 +36,12 @@ export function checkStartup(
   logger: Logger,
 ): Error | null {
   const refusals: StartupRefusal[] = [];
-  const gated = listToolPolicies(config.mcp_servers, config.tool_access.member).filter(
-    (location) => location.policy.approval_list.length > 0,
-  );
+  const gated = approvalLists(config);
   if (!approvals) {
     for (const { path } of gated) {
       refusals.push({
         subsystem: "approvals",
-        reason: `${[...path, "approval_list"].join(".")} holds calls for approval, and no approval gate is configured`,
+        reason: `${path} holds calls for approval, and no approval gate is configured`,
       });
     }
   } else {

@@ -50,9 +50,11 @@ export function answerInvalidParams(server: Server): void {
   const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   if (!(handlers instanceof Map)) return;
   for (const [method, handler] of handlers as Map<string, RequestHandler>) {
-    handlers.set(method, async (request: unknown, extra: unknown) => {
+    handlers.set(method, (request: unknown, extra: unknown) => {
+      // The SDK checks the params before the handler runs and throws at once; what the handler
+      // itself rejects with (an upstream's bad answer, say) is its own error and goes on unchanged.
       try {
-        return await handler(request, extra);
+        return handler(request, extra);
       } catch (error) {
         throw invalidParams(error) ?? error;
       }

@@ -28,7 +28,11 @@ export async function serveStdio(
   answerInvalidParams(server);
   const transport = new StdioTransport();
   const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+    const previous = server.onclose;
+    server.onclose = () => {
+      previous?.();
+      resolve();
+    };
     void transport.ended.then(resolve);
   });
   await server.connect(transport);

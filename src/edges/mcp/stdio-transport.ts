@@ -11,8 +11,8 @@ const NEWLINE = 0x0a;
  * The MCP tool surface's stdio transport: one JSON-RPC message per line on stdin, one per line on
  * stdout.
  *
- * - A line that cannot be read is answered and the next lines are read as usual: -32700 for one
- *   that is not JSON, -32600 for JSON that is no JSON-RPC message (with the line's id when it has
+ * - A line that cannot be read is answered and the next lines are read as usual (a blank line is
+ *   skipped): -32700 for one that is not JSON, -32600 for JSON that is no JSON-RPC message (with the line's id when it has
  *   one) and for a line longer than {@link MAX_LINE_BYTES}, whose bytes are skipped to its end.
  * - `ended` resolves when the client is gone: stdin ended, or stdout cannot be written (the client
  *   stopped reading); nothing is written after that.
@@ -30,7 +30,9 @@ export class StdioTransport implements Transport {
   private skipping = false;
   private broken = false;
   private closed = false;
-  private readonly pending = new Set<RequestId>();
+  /** Requests read and not yet answered, by id (a client may reuse an id while one is open). */
+  private readonly pending = new Map<RequestId, number>();
+  private openRequests = 0;
   private whenDrained: (() => void)[] = [];
 
   constructor(
@@ -45,7 +47,7 @@ export class StdioTransport implements Transport {
 
   async start(): Promise<void> {
     this.input.on("data", this.onData);
-    this.input.once("end", this.end);
+    this.input.once("end", this.onEnd);
     this.input.on("error", this.onInputError);
     this.output.on("error", this.onOutputError);
   }
@@ -75,7 +77,7 @@ export class StdioTransport implements Transport {
 
   /** Resolves once every request read so far has been answered (at once when none is open). */
   drained(): Promise<void> {
-    if (this.pending.size === 0 || this.broken) return Promise.resolve();
+    if (this.openRequests === 0 || this.broken) return Promise.resolve();
     return new Promise((resolve) => this.whenDrained.push(resolve));
   }
 
@@ -83,12 +85,18 @@ export class StdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.stopReading();
-    this.input.off("end", this.end);
+    this.input.off("end", this.onEnd);
     this.input.off("error", this.onInputError);
     this.output.off("error", this.onOutputError);
     this.settleAll();
     this.onclose?.();
   }
+
+  /** stdin ended: a last line without its newline is read too, then the client is gone. */
+  private readonly onEnd = (): void => {
+    if (this.size > 0 || this.skipping) this.readLine();
+    this.end();
+  };
 
   private readonly onData = (chunk: Buffer): void => {
     let start = 0;
@@ -121,6 +129,8 @@ export class StdioTransport implements Transport {
     const line = Buffer.concat(this.parts, this.size).toString("utf8").replace(/\r$/, "");
     this.parts = [];
     this.size = 0;
+    // A blank line carries no message: nothing to answer.
+    if (line.trim() === "") return;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -133,7 +143,10 @@ export class StdioTransport implements Transport {
       this.answerError(readableId(value), -32600, "Invalid Request");
       return;
     }
-    if (isRequestMessage(message)) this.pending.add(message.id);
+    if (isRequestMessage(message)) {
+      this.pending.set(message.id, (this.pending.get(message.id) ?? 0) + 1);
+      this.openRequests++;
+    }
     // A request the client cancelled is not answered (MCP cancellation): it is open no more.
     else if ("method" in message && message.method === "notifications/cancelled") {
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
@@ -142,17 +155,24 @@ export class StdioTransport implements Transport {
     this.onmessage?.(message);
   }
 
+  /** Answers a line that was no request read: written as is, no open request settled by it. */
   private answerError(id: RequestId | null, code: number, message: string): void {
-    void this.send({ jsonrpc: "2.0", id, error: { code, message } } as never);
+    if (!this.broken)
+      this.output.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
   }
 
   private settle(id: RequestId): void {
-    if (!this.pending.delete(id) || this.pending.size > 0) return;
-    this.settleAll();
+    const open = this.pending.get(id);
+    if (open === undefined) return;
+    if (open > 1) this.pending.set(id, open - 1);
+    else this.pending.delete(id);
+    this.openRequests--;
+    if (this.openRequests === 0) this.settleAll();
   }
 
   private settleAll(): void {
     this.pending.clear();
+    this.openRequests = 0;
     for (const resolve of this.whenDrained.splice(0)) resolve();
   }
 
