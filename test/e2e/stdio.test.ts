@@ -209,6 +209,11 @@ describe("airlock serve --stdio", () => {
       expect(names).toContain("gateway_sources");
       const status = (await viewer.callTool({ name: "gateway_status", arguments: {} })) as ToolResult;
       expect(status.isError).not.toBe(true);
+      // Without tool:invoke the declared listings are empty rather than refused.
+      expect((await viewer.listResources()).resources).toEqual([]);
+      expect((await viewer.listPrompts()).prompts).toEqual([]);
+      const read = await viewer.readResource({ uri: "x://y" }).catch((e: { code?: number }) => e.code);
+      expect(read).toBe(-32601);
     } finally {
       await viewer.close();
     }

@@ -35,6 +35,14 @@ type Params = Record<string, unknown> | undefined;
 
 const AnyResult = z.looseObject({});
 
+/** Upstream listings as a caller without `tool:invoke` sees them. */
+const EMPTY_LISTINGS: Readonly<Record<string, Record<string, unknown[]>>> = {
+  "resources/list": { resources: [] },
+  "resources/templates/list": { resourceTemplates: [] },
+  "prompts/list": { prompts: [] },
+  "tasks/list": { tasks: [] },
+};
+
 /** Refusals of a tool call that read as "no such tool" on the front door (spec 2 §4, shape 3). */
 const HIDDEN = new Set(["ToolNotFoundError"]);
 
@@ -93,6 +101,10 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
         request.method !== "tools/call" &&
         !(await accessOf(extra.signal).mayUseUpstreams(request.method))
       ) {
+        // The listings a session declares answer empty for a caller who may use no upstream, as its
+        // `tools/list` shows only the management tools it may call; anything else is refused.
+        const empty = EMPTY_LISTINGS[request.method];
+        if (empty) return { ...empty };
         denied(call.ctx, UPSTREAM_PERMISSIONS, request.method);
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       }
