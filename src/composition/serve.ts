@@ -118,9 +118,16 @@ async function serveOverHttp(
 
 /** Stops accepting and waits for in-flight requests: unbounded unless `http.graceful_shutdown_timeout_s`. */
 async function closeHttp(app: FastifyInstance, timeoutS: number | null): Promise<void> {
-  const closing = app.close();
-  if (timeoutS === null) return closing;
-  await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, timeoutS * 1000).unref())]);
+  await boundedWait(app.close(), timeoutS);
+}
+
+/** Waits for `done`, or `timeoutS` seconds when given (`http.graceful_shutdown_timeout_s`). */
+async function boundedWait(done: Promise<unknown>, timeoutS: number | null): Promise<void> {
+  if (timeoutS === null) {
+    await done;
+    return;
+  }
+  await Promise.race([done, new Promise((resolve) => setTimeout(resolve, timeoutS * 1000).unref())]);
 }
 
 async function serveOverStdio(
@@ -132,7 +139,10 @@ async function serveOverStdio(
   const reason = await Promise.race([stdio.closed.then(() => "client gone"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
   await gateway.releaseHeldCalls();
-  await stdio.close(gracefulTimeoutS);
+  // No new line is read; the requests read are answered, bounded as the HTTP server's are.
+  stdio.stopReading();
+  await boundedWait(stdio.drained(), gracefulTimeoutS);
+  await stdio.close();
   await gateway.shutdown();
   return 0;
 }

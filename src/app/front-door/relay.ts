@@ -372,11 +372,12 @@ export class FrontDoorRelay {
     const server = this.services.fleet.get(serverId);
     if (!server || undeclared(server.spec, "resources", [uri]).length === 0) return true;
     const key = `${serverId}\u0000${uri}`;
-    if (this.reportedResources.has(key))
-      return (server.spec.capabilities?.enforcement_mode ?? "block") !== "block";
-    if (this.reportedResources.size >= MAX_REPORTED_RESOURCES) this.reportedResources.clear();
-    this.reportedResources.add(key);
-    return !reportUndeclared(server, this.services.logger, "resources", [uri]);
+    if (!this.reportedResources.has(key)) {
+      if (this.reportedResources.size >= MAX_REPORTED_RESOURCES) this.reportedResources.clear();
+      this.reportedResources.add(key);
+      reportUndeclared(server, this.services.logger, "resources", [uri]);
+    }
+    return (server.spec.capabilities?.enforcement_mode ?? "block") !== "block";
   }
 
   /**

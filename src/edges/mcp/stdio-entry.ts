@@ -13,7 +13,12 @@ export async function serveStdio(
   services: AppServices,
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server,
   declared?: Principal,
-): Promise<{ closed: Promise<void>; close: (drainTimeoutS: number | null) => Promise<void> }> {
+): Promise<{
+  closed: Promise<void>;
+  stopReading: () => void;
+  drained: () => Promise<void>;
+  close: () => Promise<void>;
+}> {
   // `auth.stdio.principal` declares who the stdio client is, without verification; without it
   // the client has no identity (spec 2 §4: with auth on, management tools are refused).
   const contextOf = (signal: AbortSignal): RequestContext => ({
@@ -38,17 +43,9 @@ export async function serveStdio(
   await server.connect(transport);
   return {
     closed,
-    async close(drainTimeoutS: number | null) {
-      // No new request is read; those read are answered (bounded by the drain timeout, if any),
-      // as the HTTP server lets its requests in flight finish.
-      transport.stopReading();
-      const drained = transport.drained();
-      await (drainTimeoutS === null
-        ? drained
-        : Promise.race([
-            drained,
-            new Promise((resolve) => setTimeout(resolve, drainTimeoutS * 1000).unref()),
-          ]));
+    stopReading: () => transport.stopReading(),
+    drained: () => transport.drained(),
+    async close() {
       await server.close().catch(() => undefined);
       process.stdin.destroy();
     },

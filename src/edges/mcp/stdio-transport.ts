@@ -12,8 +12,9 @@ const NEWLINE = 0x0a;
  * stdout.
  *
  * - A line that cannot be read is answered and the next lines are read as usual (a blank line is
- *   skipped): -32700 for one that is not JSON, -32600 for JSON that is no JSON-RPC message (with the line's id when it has
- *   one) and for a line longer than {@link MAX_LINE_BYTES}, whose bytes are skipped to its end.
+ *   skipped): -32700 for one that is not JSON, -32600 for JSON that is no JSON-RPC message (with
+ *   the line's id when it has one) and for a line longer than {@link MAX_LINE_BYTES}, whose bytes
+ *   are skipped to its end.
  * - `ended` resolves when the client is gone: stdin ended, or stdout cannot be written (the client
  *   stopped reading); nothing is written after that.
  * - `stopReading()` takes no more lines; `drained()` resolves once every request read so far is
@@ -53,20 +54,10 @@ export class StdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    // An answer settles its request once written (or once nothing can be written any more).
+    await this.write(JSON.stringify(message));
     const answered = answeredRequest(message);
     if (answered !== undefined) this.settle(answered);
-    if (this.broken) return;
-    const text = `${JSON.stringify(message)}\n`;
-    if (this.output.write(text)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.output.off("drain", done);
-        this.output.off("close", done);
-        resolve();
-      };
-      this.output.on("drain", done);
-      this.output.on("close", done);
-    });
   }
 
   /** Reads no more lines: what was read is still answered. */
@@ -157,8 +148,21 @@ export class StdioTransport implements Transport {
 
   /** Answers a line that was no request read: written as is, no open request settled by it. */
   private answerError(id: RequestId | null, code: number, message: string): void {
-    if (!this.broken)
-      this.output.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
+    void this.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
+  }
+
+  /** Writes one line; resolves once stdout took it (at once when it can be written no more). */
+  private async write(text: string): Promise<void> {
+    if (this.broken || this.output.write(`${text}\n`)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.output.off("drain", done);
+        this.output.off("close", done);
+        resolve();
+      };
+      this.output.on("drain", done);
+      this.output.on("close", done);
+    });
   }
 
   private settle(id: RequestId): void {
