@@ -40,6 +40,10 @@ export const ERROR_CATALOGUE = {
   AuthDisabledError: { status: 503, retryable: false },
   // Spec 1 "Configuration": the configuration file cannot be read, or its directory written (backup).
   ConfigFileUnavailableError: { status: 503, retryable: false },
+  // The shared store (the database, or Redis where a feature needs it) cannot be reached: retry later.
+  StoreUnavailableError: { status: 503, retryable: true },
+  // A client holds as many MCP sessions as its principal or tenant may open, or the gateway all it may hold.
+  SessionLimitExceeded: { status: 429, retryable: true },
   InternalServerError: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
@@ -96,3 +100,13 @@ export const validationError = (message: string, details: Record<string, unknown
 /** Export, backup or diff cannot act on the configuration file (503 with the reason). */
 export const configFileUnavailable = (reason: string): GatewayError =>
   new GatewayError("ConfigFileUnavailableError", reason, { reason });
+
+/**
+ * The store a request needs cannot be reached (503, retryable). `retryAfterS` is sent as
+ * `Retry-After` and as `details.retry_after`; `store` names what is away (`database`, `redis`).
+ */
+export const storeUnavailable = (store: string, retryAfterS: number): GatewayError =>
+  new GatewayError("StoreUnavailableError", `The ${store} is unavailable; retry in ${retryAfterS} s`, {
+    store,
+    retry_after: retryAfterS,
+  });

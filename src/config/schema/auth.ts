@@ -37,9 +37,22 @@ const claimDefaults = {
 const DEFAULT_MAX_TOKEN_LIFETIME_S = 3600;
 const DEFAULT_CLOCK_SKEW_S = 60;
 
+const PRINCIPAL_PREFIX = /^[A-Za-z0-9._:@/-]{1,64}$/;
+
+/**
+ * Namespaces an issuer's subjects: its principals are `<prefix><sub>`, so a second issuer's
+ * `sub: admin` is not the API-key principal `admin`. Unset keeps the spec's bare subject.
+ */
+function principalPrefix() {
+  return z
+    .string(rule("must be a string"))
+    .regex(PRINCIPAL_PREFIX, "must be 1-64 letters, digits or . _ : @ / - (for example 'okta:')");
+}
+
 const issuerEntrySchema = z.strictObject(
   {
     issuer: nonBlank("must be a non-empty issuer identifier"),
+    principal_prefix: principalPrefix().optional(),
     audience: nonBlank().optional(),
     jwks_uri: httpUrl().optional(),
     client_id: nonBlank().optional(),
@@ -59,6 +72,7 @@ const issuerEntrySchema = z.strictObject(
 const oidcSchema = section({
   enabled: bool().default(false),
   issuer: nonBlank("must be a non-empty issuer identifier").optional(),
+  principal_prefix: principalPrefix().optional(),
   audience: nonBlank().optional(),
   jwks_uri: httpUrl().optional(),
   client_id: nonBlank().optional(),
@@ -79,8 +93,10 @@ const oidcSchema = section({
   ...oidc,
   // Omitted keys of an issuer entry inherit the top-level values. `issuer` and `jwks_uri` never
   // do: another issuer's key set must never verify this issuer's tokens.
+  // `principal_prefix` is not inherited either: it tells one issuer's subjects from another's.
   issuers: oidc.issuers.map((entry) => ({
     issuer: entry.issuer,
+    principal_prefix: entry.principal_prefix,
     audience: entry.audience ?? oidc.audience,
     jwks_uri: entry.jwks_uri,
     client_id: entry.client_id ?? oidc.client_id,

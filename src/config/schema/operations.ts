@@ -13,6 +13,7 @@ import {
   isPlainObject,
   nonBlank,
   numberAbove,
+  numberBetween,
   omitKeys,
   rule,
   section,
@@ -101,10 +102,50 @@ export const hotLoadingSchema = section({
 
 const SHUTDOWN_RULE = "must be a positive integer (seconds); omit it to wait without bound";
 
+/**
+ * Defaults of the caps on open MCP sessions (spec 2 §8 keeps the SDK's 10,000 in all). Per principal
+ * and per tenant in the spirit of the list_changed stream caps (32 and 256), doubled: a session
+ * without a stream costs less than a held stream, and an agent pool under one service account
+ * opens several.
+ */
+export const SESSION_CAP_DEFAULTS = {
+  max_sessions: 10_000,
+  max_per_principal: 64,
+  max_per_tenant: 512,
+} as const;
+
+/**
+ * The deepest nesting of arrays and objects accepted in any JSON a client sends (REST bodies, MCP
+ * messages, tool arguments): far beyond what a real tool schema needs, far below what would
+ * exhaust the stack of the code that walks a value.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/**
+ * Socket timeouts against slow or idle clients. Headers: a client sends them at once; 10 s is
+ * generous on any link and cuts a slow-headers attack. Request: the whole body (4 MiB at most) must
+ * arrive within 30 s. Keep-alive: fastify's 72 s, longer than the 60 s idle timeout of common load
+ * balancers, so the gateway never closes a connection a balancer is about to reuse.
+ */
+export const HTTP_TIMEOUT_DEFAULTS = {
+  headers_timeout_s: 10,
+  request_timeout_s: 30,
+  keep_alive_timeout_s: 72,
+} as const;
+
 export const httpSchema = section({
   graceful_shutdown_timeout_s: intAtLeast(1, SHUTDOWN_RULE).optional(),
   // Browser origins (scheme://host[:port]) allowed on /api/ws/events besides loopback ones.
   allowed_origins: stringList("origins").default(() => []),
+  mcp_sessions: section({
+    max_sessions: intBetween(1, 1_000_000).default(SESSION_CAP_DEFAULTS.max_sessions),
+    max_per_principal: intBetween(1, 1_000_000).default(SESSION_CAP_DEFAULTS.max_per_principal),
+    max_per_tenant: intBetween(1, 1_000_000).default(SESSION_CAP_DEFAULTS.max_per_tenant),
+  }),
+  max_json_depth: intBetween(8, 1000).default(DEFAULT_MAX_JSON_DEPTH),
+  headers_timeout_s: numberBetween(1, 600).default(HTTP_TIMEOUT_DEFAULTS.headers_timeout_s),
+  request_timeout_s: numberBetween(1, 3600).default(HTTP_TIMEOUT_DEFAULTS.request_timeout_s),
+  keep_alive_timeout_s: numberBetween(1, 3600).default(HTTP_TIMEOUT_DEFAULTS.keep_alive_timeout_s),
 });
 
 const CIDR_RULE = "must be a CIDR such as 10.0.0.0/8 or fd00::/8";

@@ -14,6 +14,7 @@ import {
   intBetween,
   nonBlank,
   numberAbove,
+  numberBetween,
   oneOf,
   optionalSection,
   rule,
@@ -21,11 +22,20 @@ import {
   str,
 } from "./primitives.js";
 
+/**
+ * When a call's answer may leave the gateway: once its events are committed (`before_answer`, the
+ * default: an acknowledged call is a recorded one), or at once, the events committed a few
+ * milliseconds later by the group commit (`after_answer`: a crash can lose what was answered).
+ */
+export const EVENT_COMMIT_MODES = ["before_answer", "after_answer"] as const;
+export type EventCommitMode = (typeof EVENT_COMMIT_MODES)[number];
+
 export const eventStoreSchema = section({
   enabled: bool().default(true),
   driver: oneOf(["sqlite", "memory"]).optional(),
   path: nonBlank("must be a non-empty path").default("data/events.db"),
   allow_memory_fallback: bool().default(false),
+  commit: oneOf(EVENT_COMMIT_MODES).default("before_answer"),
 });
 
 /** Connection settings passed to the PostgreSQL driver; the shown keys are checked, others kept. */
@@ -52,8 +62,17 @@ const sqliteSchema = z.preprocess(
     .optional(),
 );
 
+/**
+ * How long the shared store may be unreachable before `/health/ready` answers 503: long enough that
+ * one failed query or a database failover of a few seconds does not take every replica out of the
+ * load balancer at once, short enough that a replica cut off from its database stops receiving
+ * traffic within about one probe period.
+ */
+export const DEFAULT_READINESS_GRACE_S = 5;
+
 export const persistenceSchema = section({
   backend: oneOf(["sqlite", "postgresql"]).optional(),
+  readiness_grace_s: numberBetween(0, 3600).default(DEFAULT_READINESS_GRACE_S),
   sqlite: sqliteSchema,
   postgresql: postgresqlSchema,
 });

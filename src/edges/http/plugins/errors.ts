@@ -30,6 +30,8 @@ const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "ApiKeyNotFoundError",
   "AuthDisabledError",
   "ConfigFileUnavailableError",
+  "StoreUnavailableError",
+  "SessionLimitExceeded",
 ]);
 
 /**
@@ -41,7 +43,8 @@ const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request, reply) => {
     if (error instanceof GatewayError && REST_VISIBLE.has(error.type)) {
-      if (error.type === "RateLimitExceeded" && typeof error.details?.retry_after === "number") {
+      // A refusal that knows when to come back says so (rate limit, store away, session cap).
+      if (typeof error.details?.retry_after === "number") {
         reply.header("Retry-After", String(Math.ceil(error.details.retry_after)));
       }
       return reply
