@@ -90,11 +90,15 @@ describe("POST /agent/policy", () => {
       tool_policies: [{ mcp_server_id: "*", action: "deny", tool_name: "x", extra: 1 }],
     });
     expect(unknownKey.statusCode).toBe(422);
-    expect(unknownKey.json().error.message).toContain("extra");
+    expect(unknownKey.json().error.message).toBe(
+      "Invalid field 'tool_policies.0.extra': is not a field this request takes",
+    );
     // A misspelt top-level key is refused rather than read as an empty policy.
     const misspelt = await push({ version: 2, tool_polices: [] });
     expect(misspelt.statusCode).toBe(422);
-    expect(misspelt.json().error.message).toContain("unknown key(s) tool_polices");
+    expect(misspelt.json().error.message).toBe(
+      "Invalid field 'tool_polices': is not a field this request takes",
+    );
     expect(gw.gateway.services.governance?.agent.version).toBe(1);
   });
 

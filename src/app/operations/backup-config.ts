@@ -14,7 +14,7 @@ export const backupConfig = defineOperation({
   kind: "command",
   summary: "Copy the configuration file to <config>.bak1, rotating older backups.",
   permissions: ["config:update"],
-  input: refusingConfigPath(z.object({})),
+  input: refusingConfigPath(z.strictObject({})),
   async run({ configFiles, logger }) {
     if (!configFiles) throw notStartedFromFile();
     const path = await configFiles.backup();

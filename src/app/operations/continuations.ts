@@ -36,7 +36,7 @@ export const fetchContinuation = defineOperation({
   // below confines it to its own continuations.
   checkedPerResource: true,
   tenantAware: true,
-  input: z.object({
+  input: z.strictObject({
     continuation_id: z.string().min(1).describe("cont_<batch_id>_<call_index>_<8 hex>"),
     offset: z.number().int().min(0).default(0).describe("First byte of the slice"),
     limit: z
@@ -86,7 +86,7 @@ export const deleteContinuation = defineOperation({
   // below confines it to its own continuations.
   checkedPerResource: true,
   tenantAware: true,
-  input: z.object({ continuation_id: z.string().min(1).describe("The continuation to drop") }),
+  input: z.strictObject({ continuation_id: z.string().min(1).describe("The continuation to drop") }),
   async run(services, input, ctx) {
     const { continuation_id } = input;
     const continuations = services.continuations;

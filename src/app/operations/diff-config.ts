@@ -18,7 +18,7 @@ export const diffConfig = defineOperation({
   kind: "query",
   summary: "Differences between the configuration file on disk and the in-memory configuration.",
   permissions: ["config:read"],
-  input: z.object({}),
+  input: z.strictObject({}),
   async run({ configFiles, runningConfig, fleet, groups }) {
     if (!configFiles || !runningConfig) throw notStartedFromFile();
     const onDisk = (await configFiles.readDocument()) ?? {};

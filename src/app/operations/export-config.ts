@@ -29,7 +29,7 @@ export const durableConfig = defineOperation({
   summary:
     "Servers kept in the durable configuration repository (registered through REST), secrets stripped.",
   permissions: ["config:read"],
-  input: z.object({}),
+  input: z.strictObject({}),
   async run({ repositories }) {
     if (!repositories.durable) return { config: {} };
     const records = await repositories.serverConfigs.list();

@@ -16,7 +16,7 @@ export const exportRunningConfig = defineOperation({
   kind: "query",
   summary: "The in-memory configuration (file and REST registrations) as YAML, secrets redacted.",
   permissions: ["config:read"],
-  input: refusingConfigPath(z.object({})),
+  input: refusingConfigPath(z.strictObject({})),
   async run({ configFiles, runningConfig, fleet, groups }) {
     if (!configFiles || !runningConfig) throw notStartedFromFile();
     const document = runningDocument(runningConfig.document(), fleet, groups);

@@ -10,7 +10,7 @@ export const gatewayHealth = defineOperation({
   kind: "query",
   summary: "Health of this replica: servers by state, groups, rate limiting.",
   permissions: ["mcp_servers:read"],
-  input: z.object({}),
+  input: z.strictObject({}),
   async run({ fleet, instance, clock, settings, groups, rateLimiter, complianceExport }) {
     const by_state: Partial<Record<ServerState, number>> = {};
     for (const server of fleet.list())

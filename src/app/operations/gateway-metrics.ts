@@ -11,7 +11,7 @@ export const gatewayMetrics = defineOperation({
   kind: "query",
   summary: "Metrics of this replica: servers, groups, tool calls, errors and performance.",
   permissions: ["metrics:read"],
-  input: z.object({ format: z.string().default("json").describe("json or prometheus") }),
+  input: z.strictObject({ format: z.string().default("json").describe("json or prometheus") }),
   async run({ metrics, fleet, groups, discovery }, { format }) {
     if (!metrics) throw notConfigured("metrics");
     if (format.trim().toLowerCase() === "prometheus") return { metrics: await metrics.exposition() };

@@ -32,7 +32,7 @@ export const gatewayStatus = defineOperation({
   kind: "query",
   summary: "A one-glance status of this replica's servers and groups, with a formatted text rendering.",
   permissions: ["mcp_servers:read"],
-  input: z.object({}),
+  input: z.strictObject({}),
   // Runtime servers are counted in `mcp_servers` and the server totals too (they are fleet
   // servers); `runtime_mcp_servers` and the `runtime_*` counts describe them on their own.
   async run({ fleet, instance, clock, groups, hotLoading }) {

@@ -4,7 +4,7 @@ import { defineOperation } from "../operation.js";
 import { callerToolFilter } from "../views/caller-tools.js";
 import { serverDetail } from "../views/server-views.js";
 
-export const serverRef = z.object({
+export const serverRef = z.strictObject({
   mcp_server: z.string().min(1).describe("MCP server id"),
 });
 

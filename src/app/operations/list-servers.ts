@@ -8,7 +8,7 @@ export const listServers = defineOperation({
   kind: "query",
   summary: "List registered MCP servers and groups, optionally filtered by state.",
   permissions: ["mcp_servers:read"],
-  input: z.object({
+  input: z.strictObject({
     state_filter: z
       .string()
       .nullish()

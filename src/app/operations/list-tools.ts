@@ -7,7 +7,7 @@ export const listTools = defineOperation({
   kind: "query",
   summary: "Every known tool of every server; servers whose tools are not known yet are left out.",
   permissions: ["tool:list"],
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services, _input, ctx) {
     const { fleet, pins } = services;
     const listed = await callerToolListing(services, ctx);

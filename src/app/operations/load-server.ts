@@ -15,7 +15,7 @@ export const loadServer = defineOperation({
   kind: "command",
   summary: "Install an MCP server from the registry by name as a runtime (ephemeral) server.",
   permissions: ["mcp_servers:write"],
-  input: z.object({
+  input: z.strictObject({
     name: z.string().trim().min(1).describe("Server name in the MCP registry: full or the part after '/'"),
     force_unverified: z.boolean().default(false).describe("Load a server the registry does not verify"),
     allow_tools: policyList.describe("Only these tools (fnmatch globs)"),

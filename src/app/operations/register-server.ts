@@ -31,7 +31,7 @@ export const idleTtl = z.number().int().min(1).max(86_400);
 export const healthInterval = z.number().int().min(5).max(3600);
 export const envMap = z.record(z.string(), z.string());
 
-const registration = z.object({
+const registration = z.strictObject({
   mcp_server_id: z.string().regex(SERVER_ID_PATTERN, SERVER_ID_CHARS),
   mode: z.enum(REGISTRABLE_MODES),
   command: z.array(z.string().min(1)).min(1).optional(),
@@ -41,10 +41,13 @@ const registration = z.object({
   idle_ttl_s: idleTtl.default(SERVER_DEFAULTS.idle_ttl_s),
   health_check_interval_s: healthInterval.default(SERVER_DEFAULTS.health_check_interval_s),
   description: z.string().optional(),
-  // Accepted and dropped: only the configuration file honours container options (spec 1 §2).
+  // Accepted and dropped: only the configuration file honours container options (spec 1 §2);
+  // still of the type the spec gives them, so a malformed value is refused rather than ignored.
   volumes: z.array(z.string()).optional(),
   network: z.string().optional(),
   read_only: z.boolean().optional(),
+  // Accepted and ignored whatever its value: the provenance of a REST registration is `api` (spec 1 §2).
+  source: z.unknown().optional(),
 });
 
 export const registerServer = defineOperation({
@@ -52,7 +55,8 @@ export const registerServer = defineOperation({
   kind: "command",
   summary: "Register an MCP server (cold, not started). Its provenance is always `api`.",
   permissions: REGISTERING_PERMISSIONS,
-  // The body is checked field by field in `run` so that missing fields answer 400 `missing_fields`.
+  // The body is checked in `run`, missing fields first (400 `missing_fields`, spec 1 §4 rule 1), then
+  // against the registration fields: any other field, or a value of the wrong type, is refused (422).
   input: z.record(z.string(), z.unknown()),
   async run({ fleet, groups, endpointGuard, repositories, clock }, body) {
     const mode = body.mode as ServerMode | undefined;

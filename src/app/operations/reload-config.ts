@@ -4,7 +4,7 @@ import { refusingConfigPath } from "./config-path.js";
 import { notConfigured } from "./unavailable.js";
 
 /** The parameters as advertised to MCP clients. */
-export const reloadConfigParams = z.object({
+export const reloadConfigParams = z.strictObject({
   graceful: z.boolean().default(true).describe("Recorded on the reload request event"),
 });
 

@@ -9,7 +9,7 @@ export const serverTools = defineOperation({
   kind: "query",
   summary: "Tools of one MCP server with their digests; may start a cold server (never a dead one).",
   permissions: ["mcp_servers:read"],
-  input: z.object({
+  input: z.strictObject({
     mcp_server: z.string().min(1).describe("MCP server id"),
     start: z.boolean().default(false).describe("Start a cold server to learn its tools"),
   }),

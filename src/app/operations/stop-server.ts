@@ -9,9 +9,10 @@ export const stopServer = defineOperation({
   kind: "command",
   summary: "Stop an MCP server, recording the reason.",
   permissions: ["mcp_servers:lifecycle"],
-  input: z.object({
+  input: z.strictObject({
     mcp_server: z.string().min(1).describe("MCP server id"),
-    reason: z.string().optional().describe(`Why it is stopped (default ${DEFAULT_STOP_REASON})`),
+    // An explicit null is no reason, as an absent one.
+    reason: z.string().nullish().describe(`Why it is stopped (default ${DEFAULT_STOP_REASON})`),
   }),
   async run({ fleet, groups }, input) {
     const reason = input.reason?.trim() || DEFAULT_STOP_REASON;

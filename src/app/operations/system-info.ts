@@ -8,7 +8,7 @@ export const systemInfo = defineOperation({
   kind: "query",
   summary: "Fleet totals, uptime, version and the facts of the answering replica.",
   permissions: [],
-  input: z.object({}),
+  input: z.strictObject({}),
   async run({ fleet, instance, clock }) {
     const servers = fleet.list();
     // Only states that some server is in, as the reference implementation reports them.

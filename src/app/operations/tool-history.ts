@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { serverStream } from "../event-recorder.js";
 import { defineOperation } from "../operation.js";
+import { clampedInteger } from "./clamped-integer.js";
 
 /** Spec 1 §4: `limit` default 100, clamped to 1-500; `from_position` default 0, inclusive. */
 const DEFAULT_LIMIT = 100;
@@ -8,12 +9,6 @@ const MAX_LIMIT = 500;
 /** Longest wait for queued events before reading history anyway. */
 const FLUSH_WAIT_MS = 2_000;
 const HISTORY_TYPES = ["ToolInvocationCompleted", "ToolInvocationFailed"] as const;
-
-const clampedInt = (fallback: number, min: number, max: number) =>
-  z
-    .unknown()
-    .transform((raw) => (raw === undefined || raw === null || raw === "" ? Number.NaN : Number(raw)))
-    .transform((n) => (Number.isFinite(n) ? Math.min(max, Math.max(min, Math.trunc(n))) : fallback));
 
 export const toolHistory = defineOperation({
   name: "tool-history",
@@ -23,10 +18,10 @@ export const toolHistory = defineOperation({
     "store, oldest first, paged by stream version.",
   permissions: ["mcp_servers:read"],
   tenantAware: true,
-  input: z.object({
+  input: z.strictObject({
     mcp_server: z.string().min(1),
-    limit: clampedInt(DEFAULT_LIMIT, 1, MAX_LIMIT),
-    from_position: clampedInt(0, 0, Number.MAX_SAFE_INTEGER),
+    limit: clampedInteger(DEFAULT_LIMIT, 1, MAX_LIMIT),
+    from_position: clampedInteger(0, 0, Number.MAX_SAFE_INTEGER),
   }),
   async run({ fleet, groups, eventStore }, input, ctx) {
     // A call routed through a group is recorded in the group's stream (naming the member that

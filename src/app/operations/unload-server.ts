@@ -11,7 +11,7 @@ export const unloadServer = defineOperation({
   kind: "command",
   summary: "Stop and remove a runtime server installed with gateway_load.",
   permissions: ["mcp_servers:write"],
-  input: z.object({ mcp_server: z.string().min(1).describe("Runtime server id") }),
+  input: z.strictObject({ mcp_server: z.string().min(1).describe("Runtime server id") }),
   async run({ hotLoading }, input) {
     if (hotLoading === undefined) throw notConfigured("hot loading");
     return hotLoading.unload(input.mcp_server);

@@ -10,7 +10,7 @@ export const updateServer = defineOperation({
     "Update description, env (replaced whole), idle_ttl_s or health_check_interval_s of a server. " +
     "A running server keeps running; a changed env applies at its next start.",
   permissions: ["mcp_servers:write"],
-  input: z.object({
+  input: z.strictObject({
     mcp_server: z.string().min(1),
     description: z.string().optional(),
     env: envMap.optional(),

@@ -15,7 +15,7 @@ export const warmServers = defineOperation({
   summary:
     "Start servers ahead of use: a comma-separated list of ids, or every server but dead ones (groups are skipped).",
   permissions: ["mcp_servers:lifecycle"],
-  input: z.object({
+  input: z.strictObject({
     mcp_servers: z
       .string()
       .nullish()

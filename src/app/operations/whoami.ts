@@ -6,7 +6,7 @@ export const whoami = defineOperation({
   kind: "query",
   summary: "Who the gateway takes the caller to be.",
   permissions: [],
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(_services, _input, ctx) {
     // With authentication off (or an anonymous caller allowed in) the caller is the anonymous
     // principal, the actor changes are recorded under (spec 1): shown as such, not as null.

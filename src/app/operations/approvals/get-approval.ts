@@ -11,7 +11,7 @@ export const getApproval = defineOperation({
   summary: "One approval of a held call, with its arguments redacted.",
   permissions: ["approval:read"],
   tenantAware: true,
-  input: z.object({ approval_id: z.string() }),
+  input: z.strictObject({ approval_id: z.string() }),
   async run(services, input, ctx) {
     requireGate(services);
     const approval = await services.repositories.approvals.get(input.approval_id);

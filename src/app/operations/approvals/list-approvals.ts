@@ -14,7 +14,7 @@ export const listApprovals = defineOperation({
   summary: "Approvals of held calls in one state (pending by default), oldest request first.",
   permissions: ["approval:read"],
   tenantAware: true,
-  input: z.object({
+  input: z.strictObject({
     state: z.unknown().optional(),
     provider_id: z.unknown().optional(),
   }),

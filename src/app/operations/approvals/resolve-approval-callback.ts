@@ -17,7 +17,7 @@ export const resolveApprovalCallback = defineOperation({
   summary: "Approve or deny a held call from a signed chat callback.",
   // The signature is the credential: the edge verified it before building the caller.
   permissions: [],
-  input: z.object({
+  input: z.strictObject({
     channel: z.string().min(1),
     approval_id: z.unknown().optional(),
     decision: z.unknown().optional(),

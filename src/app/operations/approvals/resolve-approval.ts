@@ -29,7 +29,7 @@ export const resolveApproval = defineOperation({
   summary: "Approve or deny a held call (once; a late approve cancels it).",
   permissions: ["approval:resolve"],
   tenantAware: true,
-  input: z.object({
+  input: z.strictObject({
     approval_id: z.string(),
     decision: z.unknown().optional(),
     reason: z.unknown().optional(),

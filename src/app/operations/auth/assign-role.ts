@@ -15,7 +15,7 @@ export const assignRole = defineAuthOperation({
   name: "assign-role",
   kind: "command",
   summary: "Assign a role to a principal, globally or within one tenant.",
-  input: z.object({
+  input: z.strictObject({
     ...actorFields,
     principal_id: principalId(),
     role_name: roleName(),

@@ -22,7 +22,7 @@ export const checkPermission = defineAuthOperation({
   kind: "query",
   summary: "Check whether a principal holds a permission.",
   input: z
-    .object({
+    .strictObject({
       ...actorFields,
       principal_id: principalId(),
       permission: permission().optional(),

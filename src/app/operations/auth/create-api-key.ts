@@ -16,7 +16,7 @@ export const createApiKey = defineAuthOperation({
   name: "create-api-key",
   kind: "command",
   summary: "Create an API key for a principal; the raw key is answered once and never stored.",
-  input: z.object({
+  input: z.strictObject({
     ...actorFields,
     principal_id: principalId().optional(),
     name: z

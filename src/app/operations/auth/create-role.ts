@@ -15,7 +15,7 @@ export const createRole = defineAuthOperation({
   name: "create-role",
   kind: "command",
   summary: "Create a custom role from permission strings.",
-  input: z.object({
+  input: z.strictObject({
     ...actorFields,
     role_name: roleName(),
     description: description().default(""),

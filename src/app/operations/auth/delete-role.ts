@@ -12,7 +12,7 @@ export const deleteRole = defineAuthOperation({
   name: "delete-role",
   kind: "command",
   summary: "Delete a custom role and its assignments.",
-  input: z.object({ ...actorFields, role_name: z.string().min(1) }),
+  input: z.strictObject({ ...actorFields, role_name: z.string().min(1) }),
   async run({ repositories, authorizer }, input) {
     if (isBuiltinRole(input.role_name)) throw builtinRoleRefused(input.role_name);
     const deleted = await repositories.roles.delete(input.role_name);

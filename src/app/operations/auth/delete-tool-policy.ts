@@ -11,7 +11,7 @@ export const deleteToolPolicy = defineAuthOperation({
   name: "delete-tool-policy",
   kind: "command",
   summary: "Delete the tool access policy of a provider, group or member.",
-  input: z.object({ ...actorFields, scope: z.string(), target_id: z.string().min(1) }),
+  input: z.strictObject({ ...actorFields, scope: z.string(), target_id: z.string().min(1) }),
   async run({ repositories, governance, bus }, input) {
     const scope = policyScope(input.scope);
     const deleted = await repositories.toolAccessPolicies.delete(scope, input.target_id);

@@ -91,20 +91,12 @@ export function description() {
 
 const BOOLEAN_RULE = "must be true or false";
 
-/** A boolean query parameter: `true`/`false`, `1`/`0`, `yes`/`no` in any case; absent is `fallback`. */
+/**
+ * A boolean query parameter, absent meaning `fallback`. The REST edge reads the query text (`true`
+ * or `false` only, anything else 400 `invalid_query`); here it is a boolean or nothing.
+ */
 export function queryBoolean(fallback: boolean) {
-  return z
-    .union([z.boolean(), z.string()], { error: BOOLEAN_RULE })
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined) return fallback;
-      if (typeof value === "boolean") return value;
-      const text = value.trim().toLowerCase();
-      if (text === "true" || text === "1" || text === "yes") return true;
-      if (text === "false" || text === "0" || text === "no") return false;
-      ctx.addIssue({ code: "custom", message: BOOLEAN_RULE });
-      return z.NEVER;
-    });
+  return z.boolean({ error: BOOLEAN_RULE }).default(fallback);
 }
 
 const ISO_8601 =

@@ -8,7 +8,7 @@ export const getRole = defineAuthOperation({
   name: "get-role",
   kind: "query",
   summary: "Read one role with its permissions.",
-  input: z.object({ role_name: z.string().min(1) }),
+  input: z.strictObject({ role_name: z.string().min(1) }),
   async run({ repositories }, input) {
     if (isBuiltinRole(input.role_name)) {
       const view = builtinRoleViews().find((role) => role.role_name === input.role_name);

@@ -11,7 +11,7 @@ export const getToolPolicy = defineAuthOperation({
   name: "get-tool-policy",
   kind: "query",
   summary: "Read the tool access policy of a provider, group or member.",
-  input: z.object({ scope: z.string(), target_id: z.string().min(1) }),
+  input: z.strictObject({ scope: z.string(), target_id: z.string().min(1) }),
   async run({ repositories }, input) {
     const scope = policyScope(input.scope);
     const policy = await repositories.toolAccessPolicies.get(scope, input.target_id);

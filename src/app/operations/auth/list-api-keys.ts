@@ -11,7 +11,7 @@ export const listApiKeys = defineAuthOperation({
   name: "list-api-keys",
   kind: "query",
   summary: "List the API keys of a principal.",
-  input: z.object({
+  input: z.strictObject({
     // `?principal_id=` (empty) is the same as no principal: an empty list.
     principal_id: z.preprocess((value) => (value === "" ? undefined : value), principalId().optional()),
     include_revoked: queryBoolean(true),

@@ -7,7 +7,7 @@ export const listPermissions = defineAuthOperation({
   name: "list-permissions",
   kind: "query",
   summary: "The permission manifest: resource types and their actions.",
-  input: z.object({}),
+  input: z.strictObject({}),
   async run() {
     return {
       permissions: PERMISSION_MANIFEST.map(({ resource_type, actions }) => ({

@@ -10,7 +10,7 @@ export const listPrincipals = defineAuthOperation({
   name: "list-principals",
   kind: "query",
   summary: "List principals holding roles assigned through REST.",
-  input: z.object({}),
+  input: z.strictObject({}),
   async run({ repositories, authorizer }) {
     const statics = authorizer.staticAssignments;
     const stored = await repositories.roleAssignments.listPrincipals();

@@ -11,7 +11,7 @@ export const listAllRoles = defineAuthOperation({
   name: "list-all-roles",
   kind: "query",
   summary: "List built-in and custom roles with their permissions.",
-  input: z.object({ include_builtin: queryBoolean(true) }),
+  input: z.strictObject({ include_builtin: queryBoolean(true) }),
   async run({ repositories }, input) {
     const custom = (await repositories.roles.list()).map(customRoleView);
     const roles = [...(input.include_builtin ? builtinRoleViews() : []), ...custom];
@@ -24,7 +24,7 @@ export const listBuiltinRoles = defineAuthOperation({
   name: "list-builtin-roles",
   kind: "query",
   summary: "List the built-in roles with their permissions.",
-  input: z.object({}),
+  input: z.strictObject({}),
   async run() {
     const roles = builtinRoleViews();
     return { roles, total: roles.length };

@@ -18,7 +18,7 @@ export const principalRoles = defineAuthOperation({
   name: "principal-roles",
   kind: "query",
   summary: "List the roles assigned to a principal.",
-  input: z.object({
+  input: z.strictObject({
     principal_id: principalId(),
     scope: z
       .string({ error: SCOPE_FILTER_RULE })

@@ -16,7 +16,7 @@ export const revokeApiKey = defineAuthOperation({
   name: "revoke-api-key",
   kind: "command",
   summary: "Revoke an API key, recording who revoked it and why.",
-  input: z.object({
+  input: z.strictObject({
     ...actorFields,
     key_id: z.string().min(1),
     reason: z

@@ -14,7 +14,7 @@ export const revokeRole = defineAuthOperation({
   name: "revoke-role",
   kind: "command",
   summary: "Revoke a role assignment of a principal.",
-  input: z.object({
+  input: z.strictObject({
     ...actorFields,
     principal_id: principalId(),
     role_name: roleName(),

@@ -12,7 +12,7 @@ export const updateRole = defineAuthOperation({
   name: "update-role",
   kind: "command",
   summary: "Change a custom role's permissions or description.",
-  input: z.object({
+  input: z.strictObject({
     ...actorFields,
     role_name: z.string().min(1),
     description: description().optional(),

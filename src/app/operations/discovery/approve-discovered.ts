@@ -15,7 +15,7 @@ export const approveDiscovered = defineOperation({
   summary: "Approve (register) or reject a quarantined discovered server: approve=true by default.",
   permissions: ["discovery:approve"],
   leaderOnly: true,
-  input: z.object({
+  input: z.strictObject({
     name: z.string().min(1).describe("Quarantined server name"),
     approve: z.boolean().default(true).describe("true registers it, false rejects it"),
   }),

@@ -15,7 +15,7 @@ export const discover = defineOperation({
   summary: "Run a discovery cycle over every configured source now.",
   permissions: ["discovery:trigger"],
   leaderOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services) {
     const discovery = requireDiscovery(services);
     if (!discovery.enabled) throw notConfigured("discovery");

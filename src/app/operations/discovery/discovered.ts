@@ -9,7 +9,7 @@ export const discovered = defineOperation({
   summary: "Servers found by discovery and waiting in pending (auto_register false).",
   permissions: ["discovery:read"],
   leaderOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services) {
     return { pending: requireDiscovery(services).pendingForTool() };
   },
@@ -22,7 +22,7 @@ export const listPending = defineOperation({
   summary: "Discovered servers waiting in pending, with their source, fingerprint and remaining TTL.",
   permissions: ["discovery:read"],
   leaderOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services) {
     return { pending: requireDiscovery(services).pending() };
   },

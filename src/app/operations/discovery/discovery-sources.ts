@@ -12,14 +12,22 @@ export const discoverySources = defineOperation({
   summary: "Configured discovery sources with their mode, health and last discovery.",
   permissions: ["discovery:read"],
   leaderOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services) {
     return { sources: requireDiscovery(services).sources() };
   },
 });
 
-const sourceRef = z.object({ source_id: z.string().min(1) });
+const sourceRef = z.strictObject({ source_id: z.string().min(1) });
 const config = z.record(z.string(), z.unknown());
+
+/** The registration body past its 400 checks: any field but these four is refused (422). */
+const registration = z.strictObject({
+  source_type: z.unknown(),
+  mode: z.unknown(),
+  enabled: z.boolean().default(true),
+  config: config.default({}),
+});
 
 /**
  * `POST /discovery/sources` (preview). The source is kept for the per-source routes but the cycle
@@ -38,7 +46,7 @@ export const registerDiscoverySource = defineOperation({
     refuseMissing(missingFields(body, ["source_type", "mode"]));
     // The mode rule answers first: spec 1 gives a bad mode 400 `invalid_mode`, whatever else is wrong.
     discoveryMode(body.mode);
-    const rest = z.object({ enabled: z.boolean().default(true), config: config.default({}) }).safeParse(body);
+    const rest = registration.safeParse(body);
     if (!rest.success) throw zodValidation(rest.error);
     return requireDiscovery(services).registerSource({
       source_type: body.source_type,

@@ -9,7 +9,7 @@ export const quarantined = defineOperation({
   summary: "Discovered servers held in quarantine, with the reason, keyed by name.",
   permissions: ["discovery:approve"],
   leaderOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services) {
     return { quarantined: requireDiscovery(services).quarantined() };
   },
@@ -22,7 +22,7 @@ export const listQuarantined = defineOperation({
   summary: "Discovered servers held in quarantine, with the reason, keyed by name.",
   permissions: ["discovery:read"],
   leaderOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   async run(services) {
     return { quarantined: requireDiscovery(services).quarantined() };
   },

@@ -15,7 +15,7 @@ export const restoreTool = defineOperation({
   summary: "Restore a withdrawn tool, for one tenant or every tenant.",
   permissions: ["mcp_servers:lifecycle"],
   tenantAware: true,
-  input: z.object({ mcp_server: nameField(), tool: nameField(), tenant_id: tenantIdField }),
+  input: z.strictObject({ mcp_server: nameField(), tool: nameField(), tenant_id: tenantIdField }),
   async run(services, input, ctx) {
     const governance = requireGovernance(services);
     const tenant = tenantOf(input.tenant_id, ctx);

@@ -12,7 +12,7 @@ export const resumeSession = defineOperation({
   kind: "command",
   summary: "Resume a suspended MCP session.",
   permissions: ["mcp_servers:lifecycle"],
-  input: z.object({ session_id: z.string() }),
+  input: z.strictObject({ session_id: z.string() }),
   async run(services, input, ctx) {
     const governance = requireGovernance(services);
     const id = sessionId(input.session_id);

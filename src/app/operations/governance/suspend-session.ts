@@ -16,7 +16,7 @@ export const suspendSession = defineOperation({
   kind: "command",
   summary: "Suspend an MCP session: its tool calls are refused until it is resumed.",
   permissions: ["mcp_servers:lifecycle"],
-  input: z.object({
+  input: z.strictObject({
     session_id: z.string(),
     // An explicit null is no reason, as an absent one.
     reason: z

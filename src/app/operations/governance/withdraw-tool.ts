@@ -17,7 +17,7 @@ export const withdrawTool = defineOperation({
   summary: "Withdraw a tool of a server or group, for one tenant or every tenant.",
   permissions: ["mcp_servers:lifecycle"],
   tenantAware: true,
-  input: z.object({ mcp_server: nameField(), tool: nameField(), tenant_id: tenantIdField }),
+  input: z.strictObject({ mcp_server: nameField(), tool: nameField(), tenant_id: tenantIdField }),
   async run(services, input, ctx) {
     const governance = requireGovernance(services);
     if (!services.fleet.has(input.mcp_server) && !services.groups.has(input.mcp_server))

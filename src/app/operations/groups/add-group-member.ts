@@ -3,7 +3,7 @@ import { defineOperation } from "../../operation.js";
 import { zodValidation } from "../../validation.js";
 import { missingFields, refuseMissing } from "../missing-fields.js";
 
-const body = z.object({
+const body = z.strictObject({
   member_id: z.string().min(1),
   weight: z.number().int().min(1).max(100).default(1),
   priority: z.number().int().min(1).max(100).default(1),
@@ -14,7 +14,7 @@ export const addGroupMember = defineOperation({
   kind: "command",
   summary: "Add a registered MCP server to a group (or change its weight and priority).",
   permissions: ["group:update"],
-  input: z.object({ group: z.string().min(1), body: z.record(z.string(), z.unknown()) }),
+  input: z.strictObject({ group: z.string().min(1), body: z.record(z.string(), z.unknown()) }),
   async run({ groups, fleet, repositories, clock }, input) {
     groups.require(input.group);
     refuseMissing(missingFields(input.body, ["member_id"]));

@@ -6,7 +6,7 @@ import { zodValidation } from "../../validation.js";
 import { missingFields, refuseMissing } from "../missing-fields.js";
 import { groupStrategy } from "./group-fields.js";
 
-const body = z.object({
+const body = z.strictObject({
   // Groups share the servers' namespace, and their id rule.
   group_id: z.string().regex(SERVER_ID_PATTERN, SERVER_ID_CHARS),
   strategy: groupStrategy.default("round_robin"),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../../operation.js";
 
-export const groupRef = z.object({ group: z.string().min(1).describe("Group id") });
+export const groupRef = z.strictObject({ group: z.string().min(1).describe("Group id") });
 
 export const getGroup = defineOperation({
   name: "get-group",

@@ -6,7 +6,7 @@ export const listGroups = defineOperation({
   kind: "query",
   summary: "Groups with their state, counts, circuit breaker and members; optionally one state only.",
   permissions: ["group:read"],
-  input: z.object({
+  input: z.strictObject({
     state_filter: z
       .string()
       .nullish()

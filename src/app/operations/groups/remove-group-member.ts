@@ -7,7 +7,7 @@ export const removeGroupMember = defineOperation({
   kind: "command",
   summary: "Take a server out of a group (the server itself stays).",
   permissions: ["group:update"],
-  input: z.object({ group: z.string().min(1), member: z.string().min(1) }),
+  input: z.strictObject({ group: z.string().min(1), member: z.string().min(1) }),
   async run({ groups, repositories, clock }, input) {
     if (
       !(await groups.dropMember(input.group, input.member, repositories.groupConfigs, clock.now() / 1000))

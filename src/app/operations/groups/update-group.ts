@@ -7,7 +7,7 @@ export const updateGroup = defineOperation({
   kind: "command",
   summary: "Change a group's strategy, min_healthy or description.",
   permissions: ["group:update"],
-  input: z.object({
+  input: z.strictObject({
     group: z.string().min(1),
     strategy: groupStrategy.optional(),
     min_healthy: z.number().int().min(1).optional(),

@@ -12,7 +12,7 @@ export const setL7Policy = defineOperation({
   kind: "command",
   summary: "Attach or replace the L7 egress policy of an MCP server.",
   permissions: ["policy:write"],
-  input: z.object({
+  input: z.strictObject({
     mcp_server: z.string().min(1).describe("MCP server id"),
     policy: z.unknown().describe("The policy document: tools, headers, arguments, defaultAction, mode"),
   }),

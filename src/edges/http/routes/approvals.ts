@@ -5,8 +5,11 @@ import { execute } from "../../../app/execute.js";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../app/ports/callback-verifier.js";
 import type { AppServices } from "../../../app/services.js";
 import { APPROVAL_MESSAGES, ApprovalRefusal } from "../../../domain/approval/approval-refusal.js";
+import { GatewayError } from "../../../domain/errors.js";
 import { MALFORMED_BODY } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
+import { firstValue as first, type Query } from "./query-params.js";
+import { bodyWith } from "./route-input.js";
 
 type IdParams = { Params: { id: string } };
 
@@ -16,42 +19,47 @@ export const APPROVAL_CALLBACK_PATH = "/hooks/approvals";
 /** Longest accepted `actor` of a callback (a chat tool's user id or name). */
 const MAX_ACTOR_CHARS = 200;
 
-const first = (value: string | string[] | undefined): string | undefined => [value].flat()[0];
-
 /**
  * Runs an approval operation and answers its refusals with the flat bodies of the approval routes
- * (`{error:'<message>'}`, spec 1 §4); every other error goes to the one REST error mapping.
+ * (`{error:'<message>'}`, spec 1 §4): an approval refusal with its own status, a field the route
+ * does not take with the 422 every route gives it (its message names the field); every other error
+ * goes to the one REST error mapping.
  */
 async function answer(reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof ApprovalRefusal) return reply.status(error.status).send(error.body);
+    if (error instanceof GatewayError && error.type === "ValidationError") {
+      return reply.status(422).send({ error: error.message });
+    }
     throw error;
   }
 }
 
 const notAnObject = () => new ApprovalRefusal(400, { error: "request body must be a JSON object" });
 
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null) return {};
+/**
+ * The operation's input from the body and the path, as every route builds it ({@link bodyWith}),
+ * a body that is not an object answered in the approval routes' own flat 400.
+ */
+function bodyObject(body: unknown, fromPath: Record<string, unknown> = {}): Record<string, unknown> {
+  if (body === undefined || body === null) return { ...fromPath };
   if (body === MALFORMED_BODY || typeof body !== "object" || Array.isArray(body)) throw notAnObject();
-  return body as Record<string, unknown>;
+  return bodyWith(body, fromPath);
 }
 
 /** `/api/approvals` (spec 1 §4, decisions "Approvals"): list, read, resolve. */
 export function approvalRoutes(api: FastifyInstance, services: AppServices): void {
-  api.get<{ Querystring: { state?: string | string[]; provider_id?: string | string[] } }>(
-    "/approvals",
-    (request, reply) =>
-      answer(reply, () =>
-        execute(
-          services,
-          op.listApprovals,
-          { state: first(request.query.state), provider_id: first(request.query.provider_id) },
-          restContext(request),
-        ),
+  api.get<{ Querystring: Query }>("/approvals", (request, reply) =>
+    answer(reply, () =>
+      execute(
+        services,
+        op.listApprovals,
+        { state: first(request.query.state), provider_id: first(request.query.provider_id) },
+        restContext(request),
       ),
+    ),
   );
 
   api.get<IdParams>("/approvals/:id", (request, reply) =>
@@ -62,14 +70,10 @@ export function approvalRoutes(api: FastifyInstance, services: AppServices): voi
 
   api.post<IdParams>("/approvals/:id/resolve", (request, reply) =>
     answer(reply, async () => {
+      const fromPath = { approval_id: request.params.id };
       // Without a gate every approval route answers 503 (decisions "Approvals"), whatever the body.
-      const body = services.approvals ? bodyObject(request.body) : {};
-      return execute(
-        services,
-        op.resolveApproval,
-        { approval_id: request.params.id, decision: body.decision, reason: body.reason },
-        restContext(request),
-      );
+      const input = services.approvals ? bodyObject(request.body, fromPath) : fromPath;
+      return execute(services, op.resolveApproval, input, restContext(request));
     }),
   );
 }
@@ -110,8 +114,7 @@ export async function approvalCallbackRoutes(app: FastifyInstance, services: App
         } catch {
           throw notAnObject();
         }
-        const body = bodyObject(parsed);
-        const actor = body.actor;
+        const { actor, ...fields } = bodyObject(parsed);
         if (typeof actor !== "string" || actor.trim() === "" || actor.length > MAX_ACTOR_CHARS) {
           throw new ApprovalRefusal(400, {
             error: `actor must be a non-empty string of at most ${MAX_ACTOR_CHARS} characters`,
@@ -132,12 +135,8 @@ export async function approvalCallbackRoutes(app: FastifyInstance, services: App
         return execute(
           services,
           op.resolveApprovalCallback,
-          {
-            channel: verdict.channel,
-            approval_id: body.approval_id,
-            decision: body.decision,
-            reason: body.reason,
-          },
+          // The channel is the one whose secret signed the body: a body naming one is refused.
+          bodyWith(fields, { channel: verdict.channel }),
           ctx,
           { route: `POST ${APPROVAL_CALLBACK_PATH}` },
         );

@@ -5,13 +5,9 @@ import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import { requireAuthEnabled } from "../../../app/operations/auth/auth-operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody, optionalObjectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
-
-type Query = Record<string, string | string[] | undefined>;
-
-/** The first value of a query parameter given once or repeated. */
-const first = (value: string | string[] | undefined): string | undefined => [value].flat()[0];
+import { booleanQuery, firstValue as first, type Query } from "./query-params.js";
+import { bodyWith } from "./route-input.js";
 
 /**
  * `/api/auth/*`: API keys, roles, assignments, principals, permission checks and tool access
@@ -30,11 +26,11 @@ export function authRoutes(app: FastifyInstance, services: AppServices): void {
     ) => execute(services, operation, input, restContext(request));
 
     auth.post("/auth/keys", async (request, reply) =>
-      reply.status(201).send(await run(op.createApiKey, objectBody(request.body), request)),
+      reply.status(201).send(await run(op.createApiKey, bodyWith(request.body), request)),
     );
 
     auth.delete<{ Params: { key_id: string } }>("/auth/keys/:key_id", async (request) =>
-      run(op.revokeApiKey, { ...optionalObjectBody(request.body), key_id: request.params.key_id }, request),
+      run(op.revokeApiKey, bodyWith(request.body, { key_id: request.params.key_id }), request),
     );
 
     auth.get<{ Querystring: Query }>("/auth/keys", async (request) =>
@@ -42,42 +38,36 @@ export function authRoutes(app: FastifyInstance, services: AppServices): void {
         op.listApiKeys,
         {
           principal_id: first(request.query.principal_id),
-          include_revoked: first(request.query.include_revoked),
+          include_revoked: booleanQuery(request.query, "include_revoked"),
         },
         request,
       ),
     );
 
     auth.get<{ Querystring: Query }>("/auth/roles/all", async (request) =>
-      run(op.listAllRoles, { include_builtin: first(request.query.include_builtin) }, request),
+      run(op.listAllRoles, { include_builtin: booleanQuery(request.query, "include_builtin") }, request),
     );
 
     auth.get("/auth/roles", async (request) => run(op.listBuiltinRoles, {}, request));
 
     auth.post("/auth/roles", async (request, reply) =>
-      reply.status(201).send(await run(op.createRole, objectBody(request.body), request)),
+      reply.status(201).send(await run(op.createRole, bodyWith(request.body), request)),
     );
 
-    auth.post("/auth/roles/assign", async (request) => run(op.assignRole, objectBody(request.body), request));
+    auth.post("/auth/roles/assign", async (request) => run(op.assignRole, bodyWith(request.body), request));
 
-    auth.delete("/auth/roles/revoke", async (request) =>
-      run(op.revokeRole, objectBody(request.body), request),
-    );
+    auth.delete("/auth/roles/revoke", async (request) => run(op.revokeRole, bodyWith(request.body), request));
 
     auth.get<{ Params: { role_name: string } }>("/auth/roles/:role_name", async (request) =>
       run(op.getRole, { role_name: request.params.role_name }, request),
     );
 
     auth.patch<{ Params: { role_name: string } }>("/auth/roles/:role_name", async (request) =>
-      run(op.updateRole, { ...objectBody(request.body), role_name: request.params.role_name }, request),
+      run(op.updateRole, bodyWith(request.body, { role_name: request.params.role_name }), request),
     );
 
     auth.delete<{ Params: { role_name: string } }>("/auth/roles/:role_name", async (request, reply) => {
-      await run(
-        op.deleteRole,
-        { ...optionalObjectBody(request.body), role_name: request.params.role_name },
-        request,
-      );
+      await run(op.deleteRole, bodyWith(request.body, { role_name: request.params.role_name }), request);
       return reply.status(204).send();
     });
 
@@ -94,7 +84,7 @@ export function authRoutes(app: FastifyInstance, services: AppServices): void {
     auth.get("/auth/permissions", async (request) => run(op.listPermissions, {}, request));
 
     auth.post("/auth/check-permission", async (request) =>
-      run(op.checkPermission, objectBody(request.body), request),
+      run(op.checkPermission, bodyWith(request.body), request),
     );
 
     type PolicyParams = { Params: { scope: string; target_id: string } };
@@ -104,11 +94,11 @@ export function authRoutes(app: FastifyInstance, services: AppServices): void {
     );
 
     auth.post<PolicyParams>("/auth/policies/:scope/:target_id", async (request) =>
-      run(op.setToolPolicy, { ...objectBody(request.body), ...request.params }, request),
+      run(op.setToolPolicy, bodyWith(request.body, { ...request.params }), request),
     );
 
     auth.delete<PolicyParams>("/auth/policies/:scope/:target_id", async (request, reply) => {
-      await run(op.deleteToolPolicy, { ...optionalObjectBody(request.body), ...request.params }, request);
+      await run(op.deleteToolPolicy, bodyWith(request.body, { ...request.params }), request);
       return reply.status(204).send();
     });
   });

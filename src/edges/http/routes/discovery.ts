@@ -4,8 +4,8 @@ import { OPERATIONS as op } from "../../../app/catalog.js";
 import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
+import { bodyWith } from "./route-input.js";
 
 /** Spec 1 "Discovery": source registration, update, deletion, scan and enable are preview. */
 export const PREVIEW_HEADER = "X-Gateway-Preview";
@@ -29,26 +29,26 @@ export function discoveryRoutes(app: FastifyInstance, services: AppServices): vo
 
   app.get("/discovery/sources", async (request) => run(op.discoverySources, {}, request));
   app.post("/discovery/sources", preview, async (request, reply) =>
-    reply.status(201).send(await run(op.registerDiscoverySource, objectBody(request.body), request)),
+    reply.status(201).send(await run(op.registerDiscoverySource, bodyWith(request.body), request)),
   );
   app.put<SourceParams>("/discovery/sources/:id", preview, async (request) =>
-    run(op.updateDiscoverySource, { ...objectBody(request.body), source_id: request.params.id }, request),
+    run(op.updateDiscoverySource, bodyWith(request.body, { source_id: request.params.id }), request),
   );
   app.delete<SourceParams>("/discovery/sources/:id", preview, async (request) =>
-    run(op.deleteDiscoverySource, { source_id: request.params.id }, request),
+    run(op.deleteDiscoverySource, bodyWith(request.body, { source_id: request.params.id }), request),
   );
   app.post<SourceParams>("/discovery/sources/:id/scan", preview, async (request) =>
-    run(op.scanDiscoverySource, { source_id: request.params.id }, request),
+    run(op.scanDiscoverySource, bodyWith(request.body, { source_id: request.params.id }), request),
   );
   app.put<SourceParams>("/discovery/sources/:id/enable", preview, async (request) =>
-    run(op.enableDiscoverySource, { ...objectBody(request.body), source_id: request.params.id }, request),
+    run(op.enableDiscoverySource, bodyWith(request.body, { source_id: request.params.id }), request),
   );
   app.get("/discovery/pending", async (request) => run(op.listPending, {}, request));
   app.get("/discovery/quarantined", async (request) => run(op.listQuarantined, {}, request));
   app.post<NameParams>("/discovery/approve/:name", async (request) =>
-    run(op.approveDiscovered, { name: request.params.name, approve: true }, request),
+    run(op.approveDiscovered, bodyWith(request.body, { name: request.params.name, approve: true }), request),
   );
   app.post<NameParams>("/discovery/reject/:name", async (request) =>
-    run(op.approveDiscovered, { name: request.params.name, approve: false }, request),
+    run(op.approveDiscovered, bodyWith(request.body, { name: request.params.name, approve: false }), request),
   );
 }

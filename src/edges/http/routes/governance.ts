@@ -4,8 +4,8 @@ import { OPERATIONS as op } from "../../../app/catalog.js";
 import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
+import { bodyWith } from "./route-input.js";
 
 type ToolParams = { Params: { server: string; tool: string } };
 type SessionParams = { Params: { session_id: string } };
@@ -19,32 +19,23 @@ export function governanceRoutes(app: FastifyInstance, services: AppServices): v
   const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
     execute(services, operation, input, restContext(request));
 
-  app.post<ToolParams>("/admin/tools/:server/:tool/withdraw", async (request) => {
-    const { tenant_id } = objectBody(request.body);
-    return run(
-      op.withdrawTool,
-      { mcp_server: request.params.server, tool: request.params.tool, tenant_id },
-      request,
-    );
-  });
-
-  app.post<ToolParams>("/admin/tools/:server/:tool/restore", async (request) => {
-    const { tenant_id } = objectBody(request.body);
-    return run(
-      op.restoreTool,
-      { mcp_server: request.params.server, tool: request.params.tool, tenant_id },
-      request,
-    );
-  });
-
-  app.post<SessionParams>("/sessions/:session_id/suspend", async (request) => {
-    const { reason } = objectBody(request.body);
-    return run(op.suspendSession, { session_id: request.params.session_id, reason }, request);
-  });
-
-  app.delete<SessionParams>("/sessions/:session_id/suspend", async (request) =>
-    run(op.resumeSession, { session_id: request.params.session_id }, request),
+  const tool = (request: FastifyRequest<ToolParams>) =>
+    bodyWith(request.body, { mcp_server: request.params.server, tool: request.params.tool });
+  app.post<ToolParams>("/admin/tools/:server/:tool/withdraw", async (request) =>
+    run(op.withdrawTool, tool(request), request),
+  );
+  app.post<ToolParams>("/admin/tools/:server/:tool/restore", async (request) =>
+    run(op.restoreTool, tool(request), request),
   );
 
-  app.post("/agent/policy", async (request) => run(op.setAgentPolicy, objectBody(request.body), request));
+  const session = (request: FastifyRequest<SessionParams>) =>
+    bodyWith(request.body, { session_id: request.params.session_id });
+  app.post<SessionParams>("/sessions/:session_id/suspend", async (request) =>
+    run(op.suspendSession, session(request), request),
+  );
+  app.delete<SessionParams>("/sessions/:session_id/suspend", async (request) =>
+    run(op.resumeSession, session(request), request),
+  );
+
+  app.post("/agent/policy", async (request) => run(op.setAgentPolicy, bodyWith(request.body), request));
 }

@@ -4,8 +4,8 @@ import { OPERATIONS as op } from "../../../app/catalog.js";
 import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
+import { bodyWith } from "./route-input.js";
 
 type GroupParams = { Params: { id: string } };
 
@@ -19,29 +19,37 @@ export function groupRoutes(app: FastifyInstance, services: AppServices): void {
     return { groups };
   });
   app.post("/groups/", async (request, reply) =>
-    reply.status(201).send(await run(op.createGroup, objectBody(request.body), request)),
+    reply.status(201).send(await run(op.createGroup, bodyWith(request.body), request)),
   );
   app.get<GroupParams>("/groups/:id", async (request) =>
     run(op.getGroup, { group: request.params.id }, request),
   );
   app.put<GroupParams>("/groups/:id", async (request) =>
-    run(op.updateGroup, { ...objectBody(request.body), group: request.params.id }, request),
+    run(op.updateGroup, bodyWith(request.body, { group: request.params.id }), request),
   );
   app.delete<GroupParams>("/groups/:id", async (request) =>
-    run(op.deleteGroup, { group: request.params.id }, request),
+    run(op.deleteGroup, bodyWith(request.body, { group: request.params.id }), request),
   );
   app.post<GroupParams>("/groups/:id/rebalance", async (request) => {
-    const result = await run(op.rebalanceGroup, { group: request.params.id }, request);
+    const result = await run(
+      op.rebalanceGroup,
+      bodyWith(request.body, { group: request.params.id }),
+      request,
+    );
     return { status: result.status, group_id: result.group_id };
   });
   app.post<GroupParams>("/groups/:id/members", async (request, reply) =>
     reply
       .status(201)
       .send(
-        await run(op.addGroupMember, { group: request.params.id, body: objectBody(request.body) }, request),
+        await run(op.addGroupMember, { group: request.params.id, body: bodyWith(request.body) }, request),
       ),
   );
   app.delete<{ Params: { id: string; member: string } }>("/groups/:id/members/:member", async (request) =>
-    run(op.removeGroupMember, { group: request.params.id, member: request.params.member }, request),
+    run(
+      op.removeGroupMember,
+      bodyWith(request.body, { group: request.params.id, member: request.params.member }),
+      request,
+    ),
   );
 }

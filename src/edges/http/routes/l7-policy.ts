@@ -4,8 +4,8 @@ import { OPERATIONS as op } from "../../../app/catalog.js";
 import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
+import { bodyWith } from "./route-input.js";
 
 type IdParams = { Params: { id: string } };
 
@@ -20,11 +20,11 @@ export function l7PolicyRoutes(app: FastifyInstance, services: AppServices): voi
 
   // POST and PUT are identical: attach, or replace the policy the server has.
   const attach = async (request: FastifyRequest<IdParams>) =>
-    run(op.setL7Policy, { mcp_server: request.params.id, policy: objectBody(request.body) }, request);
+    run(op.setL7Policy, { mcp_server: request.params.id, policy: bodyWith(request.body) }, request);
   app.post<IdParams>("/mcp_servers/:id/l7_policy", attach);
   app.put<IdParams>("/mcp_servers/:id/l7_policy", attach);
 
   app.delete<IdParams>("/mcp_servers/:id/l7_policy", async (request) =>
-    run(op.deleteL7Policy, { mcp_server: request.params.id }, request),
+    run(op.deleteL7Policy, bodyWith(request.body, { mcp_server: request.params.id }), request),
   );
 }

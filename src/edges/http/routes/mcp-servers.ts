@@ -4,8 +4,9 @@ import { OPERATIONS as op } from "../../../app/catalog.js";
 import { execute } from "../../../app/execute.js";
 import type { Operation } from "../../../app/operation.js";
 import type { AppServices } from "../../../app/services.js";
-import { objectBody, optionalObjectBody } from "../plugins/json-body.js";
 import { restContext } from "../request-context.js";
+import { firstValue, integerQuery, type Query } from "./query-params.js";
+import { bodyWith } from "./route-input.js";
 
 type IdParams = { Params: { id: string } };
 
@@ -14,14 +15,14 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
   const run = <S extends z.ZodType, O>(operation: Operation<S, O>, input: unknown, request: FastifyRequest) =>
     execute(services, operation, input, restContext(request as FastifyRequest));
 
-  app.get<{ Querystring: { state?: string | string[] } }>("/mcp_servers/", async (request) => {
-    const state = [request.query.state].flat()[0] ?? null;
+  app.get<{ Querystring: Query }>("/mcp_servers/", async (request) => {
+    const state = firstValue(request.query.state) ?? null;
     const result = await run(op.listServers, { state_filter: state }, request);
     return { mcp_servers: result.mcp_servers };
   });
 
   app.post("/mcp_servers/", async (request, reply) => {
-    const result = await run(op.registerServer, objectBody(request.body), request);
+    const result = await run(op.registerServer, bodyWith(request.body), request);
     return reply.status(201).send(result);
   });
 
@@ -34,30 +35,24 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
   });
 
   const update = async (request: FastifyRequest<IdParams>) =>
-    run(op.updateServer, { ...objectBody(request.body), mcp_server: request.params.id }, request);
+    run(op.updateServer, bodyWith(request.body, { mcp_server: request.params.id }), request);
   app.put<IdParams>("/mcp_servers/:id", update);
   app.patch<IdParams>("/mcp_servers/:id", update);
 
   app.delete<IdParams>("/mcp_servers/:id", async (request) =>
-    run(op.deleteServer, { mcp_server: request.params.id }, request),
+    run(op.deleteServer, bodyWith(request.body, { mcp_server: request.params.id }), request),
   );
 
   app.post<IdParams>("/mcp_servers/:id/start", async (request) =>
-    run(op.startServer, { mcp_server: request.params.id }, request),
+    run(op.startServer, bodyWith(request.body, { mcp_server: request.params.id }), request),
   );
 
-  app.post<IdParams>("/mcp_servers/:id/stop", async (request) => {
-    // A reason that is not a string is refused by the operation, naming the field.
-    const reason = optionalObjectBody(request.body).reason;
-    const input = {
-      mcp_server: request.params.id,
-      ...(reason !== undefined && reason !== null && { reason }),
-    };
-    return run(op.stopServer, input, request);
-  });
+  app.post<IdParams>("/mcp_servers/:id/stop", async (request) =>
+    run(op.stopServer, bodyWith(request.body, { mcp_server: request.params.id }), request),
+  );
 
   app.post<IdParams>("/mcp_servers/:id/block", async (request) =>
-    run(op.blockServer, { mcp_server: request.params.id }, request),
+    run(op.blockServer, bodyWith(request.body, { mcp_server: request.params.id }), request),
   );
 
   app.get<IdParams>("/mcp_servers/:id/tools", async (request) => {
@@ -65,25 +60,27 @@ export function mcpServerRoutes(app: FastifyInstance, services: AppServices): vo
     return { tools: result.tools };
   });
 
-  app.get<IdParams & { Querystring: { limit?: string; from_position?: string } }>(
-    "/mcp_servers/:id/tools/history",
-    async (request) =>
-      run(
-        op.toolHistory,
-        {
-          mcp_server: request.params.id,
-          limit: request.query.limit,
-          from_position: request.query.from_position,
-        },
-        request,
-      ),
+  app.get<IdParams & { Querystring: Query }>("/mcp_servers/:id/tools/history", async (request) =>
+    run(
+      op.toolHistory,
+      {
+        mcp_server: request.params.id,
+        limit: integerQuery(request.query, "limit"),
+        from_position: integerQuery(request.query, "from_position"),
+      },
+      request,
+    ),
   );
 
   app.get<IdParams>("/mcp_servers/:id/health", async (request) =>
     run(op.serverHealth, { mcp_server: request.params.id }, request),
   );
 
-  app.get<IdParams & { Querystring: { lines?: string } }>("/mcp_servers/:id/logs", async (request) =>
-    run(op.serverLogs, { mcp_server: request.params.id, lines: request.query.lines }, request),
+  app.get<IdParams & { Querystring: Query }>("/mcp_servers/:id/logs", async (request) =>
+    run(
+      op.serverLogs,
+      { mcp_server: request.params.id, lines: integerQuery(request.query, "lines") },
+      request,
+    ),
   );
 }
