@@ -80,6 +80,7 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
         apiKey: credentials.apiKey ?? viaQuery.apiKey,
         bearer: credentials.bearer ?? viaQuery.bearer,
         clientAddress: proxies.clientAddress(request),
+        proxyAddress: proxies.proxyOf(request),
       };
       const outcome = await (judge === "recheck"
         ? authenticator.recheck(given)

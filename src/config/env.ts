@@ -94,6 +94,11 @@ class EnvReader {
     return value === undefined || value === "" ? undefined : value;
   }
 
+  /** Whether the variable is set at all, empty included. */
+  isSet(name: string): boolean {
+    return this.env[name] !== undefined;
+  }
+
   refuse(name: string, message: string): undefined {
     this.issues.push({ path: name, message, code: "invalid_env" });
     return undefined;
@@ -130,10 +135,14 @@ class EnvReader {
   }
 }
 
+/**
+ * Unset, the loopback addresses are trusted; set, exactly the entries listed, so an empty value
+ * trusts no peer (the exception to "an empty variable counts as unset": it is how a gateway that
+ * nothing proxies stops local processes from naming client addresses).
+ */
 function readTrustedProxies(reader: EnvReader): string[] {
-  const value = reader.text("MCP_TRUSTED_PROXIES");
-  if (value === undefined) return [...DEFAULT_TRUSTED_PROXIES];
-  const entries = value
+  if (!reader.isSet("MCP_TRUSTED_PROXIES")) return [...DEFAULT_TRUSTED_PROXIES];
+  const entries = (reader.text("MCP_TRUSTED_PROXIES") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");

@@ -17,6 +17,11 @@ export interface Credentials {
   bearer?: string | undefined;
   /** The client's address after trusted proxies: failures count against it. */
   clientAddress: string;
+  /**
+   * The direct peer when it is a trusted proxy (absent otherwise): failures count against it too,
+   * and against the client address only as named through it (see `LoginLockout`).
+   */
+  proxyAddress?: string | undefined;
 }
 
 /** Spec 2 §5: the authentication failure messages. */
@@ -91,7 +96,7 @@ export class Authenticator {
   authenticate(credentials: Credentials): MaybePromise<Authentication> {
     const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
     const events = this.deps.events;
-    const locked = this.lockout?.lockedFor(credentials.clientAddress) ?? 0;
+    const locked = this.lockout?.lockedFor(credentials.clientAddress, credentials.proxyAddress) ?? 0;
     if (locked > 0) {
       events?.authenticationFailed(method, TOO_MANY_ATTEMPTS, credentials.clientAddress);
       return { ok: false, message: TOO_MANY_ATTEMPTS, method, retryAfterSeconds: locked };
@@ -101,7 +106,7 @@ export class Authenticator {
         if (outcome.authenticated) events?.authenticationSucceeded(outcome.principal);
         return outcome;
       }
-      if (method !== "none") this.lockout?.recordFailure(credentials.clientAddress);
+      if (method !== "none") this.lockout?.recordFailure(credentials.clientAddress, credentials.proxyAddress);
       events?.authenticationFailed(method, outcome.message, credentials.clientAddress);
       return outcome;
     });

@@ -30,6 +30,16 @@ export class TrustedProxies {
   }
 
   /**
+   * The direct peer when it is a trusted proxy, whether or not it named another address; undefined
+   * otherwise. The login lockout counts failures against it as well as against the client address
+   * it named, so a peer cannot evade the lockout by naming a new address on every attempt.
+   */
+  proxyOf(request: FastifyRequest): string | undefined {
+    const peer = request.socket.remoteAddress;
+    return peer !== undefined && this.trusts(peer) ? peer : undefined;
+  }
+
+  /**
    * The client's address: the peer, unless the peer is a trusted proxy, in which case
    * `X-Forwarded-For` is read from the right, skipping trusted proxies, and the first address not
    * trusted is the client's. A malformed entry ends the walk at the last trusted hop.

@@ -288,6 +288,12 @@ describe("environment-only settings", () => {
     });
   });
 
+  it("trust the loopback addresses when MCP_TRUSTED_PROXIES is unset, and no peer when it is empty", () => {
+    expect(parse("{}", {}).env.trustedProxies).toEqual(["127.0.0.1", "::1"]);
+    expect(parse("{}", { MCP_TRUSTED_PROXIES: "" }).env.trustedProxies).toEqual([]);
+    expect(parse("{}", { MCP_TRUSTED_PROXIES: " , " }).env.trustedProxies).toEqual([]);
+  });
+
   it("pass HOME, LOGNAME, PATH, SHELL, TERM and USER on to subprocess servers, as they are, and nothing else", () => {
     const env = {
       HOME: "/home/ada",

@@ -47,7 +47,7 @@ export function authenticateRequest(
 ): MaybePromise<Authentication & { clientAddress: string }> {
   const clientAddress = auth.proxies.clientAddress(request);
   const { apiKey, bearer } = headerCredentials(request, auth.apiKeyHeader);
-  const credentials = { apiKey, bearer, clientAddress };
+  const credentials = { apiKey, bearer, clientAddress, proxyAddress: auth.proxies.proxyOf(request) };
   // A recheck (an open stream judged again) neither counts toward nor consults the lockout.
   const outcome =
     judge === "recheck"
