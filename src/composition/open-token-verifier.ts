@@ -21,6 +21,7 @@ export function oidcIssuerSettings(oidc: OidcConfig): OidcIssuerSettings[] {
         : [
             {
               issuer: oidc.issuer,
+              principal_prefix: oidc.principal_prefix,
               audience: oidc.audience,
               jwks_uri: oidc.jwks_uri,
               max_token_lifetime_seconds: oidc.max_token_lifetime_seconds,
@@ -39,6 +40,8 @@ export function oidcIssuerSettings(oidc: OidcConfig): OidcIssuerSettings[] {
     audience: oidc.resource_uri ?? entry.audience ?? null,
     jwksUri: entry.jwks_uri ?? null,
     maxTokenLifetimeSeconds: entry.max_token_lifetime_seconds,
+    // Never inherited by list entries (the schema sees to it): it tells one issuer's subjects from another's.
+    principalPrefix: entry.principal_prefix ?? "",
     claims: {
       subject: entry.subject_claim,
       groups: entry.groups_claim,

@@ -123,6 +123,7 @@ describe("OidcTokenVerifier", () => {
       token: {
         issuer: a.issuer,
         subject: "alice",
+        principal_id: "alice",
         tenant_id: "acme",
         groups: ["developer", "viewer"],
         email: "alice@example.com",
@@ -141,6 +142,22 @@ describe("OidcTokenVerifier", () => {
       email: null,
       session_id: null,
     });
+  });
+
+  it("makes the principal id the subject behind the issuer's own principal_prefix, never another's", async () => {
+    const verifier = open({
+      audience: AUDIENCE,
+      principal_prefix: "top:",
+      issuers: [
+        { issuer: a.issuer, jwks_uri: a.jwksUri },
+        { issuer: b.issuer, jwks_uri: b.jwksUri, principal_prefix: "partner:" },
+      ],
+    });
+    const fromB = await verifier.verify(await b.sign(claims(b, { sub: "admin" })));
+    expect(fromB.ok && [fromB.token.subject, fromB.token.principal_id]).toEqual(["admin", "partner:admin"]);
+    // The top-level prefix is not inherited by list entries: a keeps the bare subject.
+    const fromA = await verifier.verify(await a.sign(claims(a, { sub: "admin" })));
+    expect(fromA.ok && [fromA.token.subject, fromA.token.principal_id]).toEqual(["admin", "admin"]);
   });
 
   it("discovers the key set through the issuer's openid-configuration, once", async () => {

@@ -179,11 +179,11 @@ export class Authenticator {
     if (!this.deps.tokens) return { ok: false, message: NO_CREDENTIALS, method: "jwt" };
     const verdict = await this.deps.tokens.verify(token);
     if (!verdict.ok) return { ok: false, message: NO_CREDENTIALS, method: "jwt", reason: verdict.reason };
-    const { subject, tenant_id, groups } = verdict.token;
+    const { principal_id, tenant_id, groups } = verdict.token;
     return {
       ok: true,
       authenticated: true,
-      principal: { id: subject, type: "jwt", tenant_id, roles: groups },
+      principal: { id: principal_id, type: "jwt", tenant_id, roles: groups },
     };
   }
 }

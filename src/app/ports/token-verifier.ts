@@ -1,8 +1,14 @@
 /** What a verified JWT says of its bearer, after the claim mapping of its issuer. */
 export interface VerifiedToken {
   readonly issuer: string;
-  /** The subject claim (`oidc.subject_claim`). */
+  /** The subject claim (`oidc.subject_claim`), as the token carries it. */
   readonly subject: string;
+  /**
+   * The principal the token stands for: the subject behind the issuer's `principal_prefix`
+   * (`<prefix><subject>`), the bare subject when the issuer has none. Roles, sessions and every
+   * record of the caller key on it.
+   */
+  readonly principal_id: string;
   readonly tenant_id: string | null;
   /** The groups claim; each group naming a role grants it at global scope. */
   readonly groups: readonly string[];

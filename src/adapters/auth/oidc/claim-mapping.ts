@@ -11,6 +11,8 @@ export interface ClaimKeys {
 
 export interface MappedClaims {
   readonly subject: string;
+  /** `<principal prefix><subject>`: the subject when the issuer has no prefix. */
+  readonly principalId: string;
   readonly groups: readonly string[];
   readonly email: string | null;
   readonly tenant: string | null;
@@ -51,8 +53,12 @@ function optionalText(value: unknown): string | null {
  * or one string; a tenant claim, when present, must be a non-empty string. Email and session id
  * are informational: any other shape reads as absent. Groups and tenant of the wrong shape refuse
  * the token rather than being dropped, since both decide what the bearer may do.
+ *
+ * The principal is the subject behind the issuer's `principalPrefix` (`okta:` + `admin` is
+ * `okta:admin`): every issuer is trusted for the subjects it signs, so without a prefix two issuers
+ * (or an issuer and the API keys) name the same principal with the same subject.
  */
-export function mapClaims(payload: JWTPayload, keys: ClaimKeys): ClaimMapping {
+export function mapClaims(payload: JWTPayload, keys: ClaimKeys, principalPrefix = ""): ClaimMapping {
   const subject = optionalText(readClaim(payload, keys.subject));
   if (subject === null) return { ok: false, reason: "token has no subject" };
 
@@ -75,6 +81,7 @@ export function mapClaims(payload: JWTPayload, keys: ClaimKeys): ClaimMapping {
     ok: true,
     claims: {
       subject,
+      principalId: `${principalPrefix}${subject}`,
       groups: [...new Set(groups)],
       email: optionalText(readClaim(payload, keys.email)),
       tenant,

@@ -30,6 +30,11 @@ export interface OidcIssuerSettings {
   /** `exp - iat` above this refuses the token; 0 disables the cap. */
   readonly maxTokenLifetimeSeconds: number;
   readonly claims: ClaimKeys;
+  /**
+   * Put before the subject to make the principal id (`principal_prefix`); absent or empty keeps the
+   * bare subject (the spec's default).
+   */
+  readonly principalPrefix?: string | undefined;
   readonly requireTenant: boolean;
   /** The token's audience must be `tenantAudiences[tenant]`. */
   readonly strictTenantAudience: boolean;
@@ -180,7 +185,7 @@ export class OidcTokenVerifier implements TokenVerifier {
         throw new Refusal("token lifetime exceeds the maximum");
       }
     }
-    const mapped = mapClaims(payload, settings.claims);
+    const mapped = mapClaims(payload, settings.claims, settings.principalPrefix);
     if (!mapped.ok) throw new Refusal(mapped.reason);
     const { claims } = mapped;
     if (settings.requireTenant && claims.tenant === null) throw new Refusal("token has no tenant");
@@ -188,6 +193,7 @@ export class OidcTokenVerifier implements TokenVerifier {
     return {
       issuer: settings.issuer,
       subject: claims.subject,
+      principal_id: claims.principalId,
       tenant_id: claims.tenant,
       groups: claims.groups,
       email: claims.email,
