@@ -515,6 +515,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
         ...(authentication && { authentication: authentication.http }),
         sessions: storage.repositories.mcpSessions,
+        sessionCaps: {
+          maxSessions: config.http.mcp_sessions.max_sessions,
+          perPrincipal: config.http.mcp_sessions.max_per_principal,
+          perTenant: config.http.mcp_sessions.max_per_tenant,
+        },
       });
       const mcp = endpoint;
       return buildHttpApp(services, {
