@@ -523,6 +523,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       });
       const mcp = endpoint;
       return buildHttpApp(services, {
+        maxJsonDepth: config.http.max_json_depth,
         mountMcp: (app) => mcp.mount(app),
         browserGuard,
         ...(authentication && {

@@ -28,6 +28,11 @@ import { type EventStreamOptions, registerEventStream } from "./ws/register-even
 export const API_PREFIX = "/api";
 
 export interface HttpEdgeOptions {
+  /**
+   * Deepest nesting of arrays and objects accepted in a request body (`http.max_json_depth`): REST
+   * bodies and MCP messages alike; a deeper one is refused before any route runs.
+   */
+  maxJsonDepth: number;
   logger?: FastifyServerOptions["logger"];
   readinessChecks?: readonly ReadinessCheck[];
   /** Mounts the MCP endpoint (`/mcp`) on the instance; supplied by the composition. */
@@ -53,7 +58,7 @@ const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 /** Builds the HTTP application; it never listens (the CLI does, tests use `inject()`). */
 export async function buildHttpApp(
   services: AppServices,
-  options: HttpEdgeOptions = {},
+  options: HttpEdgeOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
@@ -65,7 +70,7 @@ export async function buildHttpApp(
     clientErrorHandler,
   });
   registerErrorHandling(app);
-  registerJsonBody(app);
+  registerJsonBody(app, options.maxJsonDepth);
   if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
   registerRequestMetrics(app, services);
   healthRoutes(app, services, options.readinessChecks ?? []);

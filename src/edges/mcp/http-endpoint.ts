@@ -17,6 +17,7 @@ import type { Principal, RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
 import { GatewayError } from "../../domain/errors.js";
+import { jsonDepthRefusal } from "../../domain/limits/json-depth.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
 import {
   authenticateRequest,
@@ -25,7 +26,8 @@ import {
   type HttpAuthentication,
   sendAuthenticationFailure,
 } from "../http/plugins/authentication.js";
-import { MALFORMED_BODY } from "../http/plugins/json-body.js";
+import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
+import { readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
 import { type SessionCapLimits, SessionCaps, type SessionSlot } from "./session-caps.js";
@@ -458,10 +460,19 @@ function refuse(reply: FastifyReply, error: GatewayError): FastifyReply {
 }
 
 /**
- * What the HTTP layer refuses before the endpoint reads a POST (a body over 4 MiB, 413), answered
- * as a JSON-RPC error object, as the MCP SDK's transport would, rather than in REST's flat shape.
+ * What the HTTP layer refuses before the endpoint reads a POST (a body over 4 MiB, 413; one nested
+ * deeper than `http.max_json_depth`, 400 with -32600 and the request's id), answered as a JSON-RPC
+ * error object, as the MCP SDK's transport would, rather than in REST's flat shape.
  */
 function transportErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error instanceof BodyTooDeep) {
+    reply.status(400).send({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: `Invalid Request: message has ${jsonDepthRefusal(error.maxDepth)}` },
+      id: readableRequestId(error.parsed),
+    });
+    return;
+  }
   const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
   if (status === 500) request.log.error({ err: error }, "MCP request failed");
   const message =
