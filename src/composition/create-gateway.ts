@@ -524,6 +524,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const mcp = endpoint;
       return buildHttpApp(services, {
         maxJsonDepth: config.http.max_json_depth,
+        timeouts: {
+          headersS: config.http.headers_timeout_s,
+          requestS: config.http.request_timeout_s,
+          keepAliveS: config.http.keep_alive_timeout_s,
+        },
         mountMcp: (app) => mcp.mount(app),
         browserGuard,
         ...(authentication && {
