@@ -266,7 +266,7 @@ export class McpHttpEndpoint {
       session = typeof id === "string" ? await this.find(id, caller, request.method === "DELETE") : undefined;
     } catch (error) {
       // A session held elsewhere that a cap keeps from being rebuilt here: it stays open, retry later.
-      if (error instanceof GatewayError) return refuse(reply, error);
+      if (error instanceof GatewayError && error.type === "SessionLimitExceeded") return refuse(reply, error);
       this.services.logger.error({ err: String(error) }, "MCP session store unavailable");
       return reply.status(503).send(rpcError(-32000, "Session store unavailable"));
     }
