@@ -515,9 +515,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
         ...(authentication && { authentication: authentication.http }),
         sessions: storage.repositories.mcpSessions,
+        sessionCaps: {
+          maxSessions: config.http.mcp_sessions.max_sessions,
+          perPrincipal: config.http.mcp_sessions.max_per_principal,
+          perTenant: config.http.mcp_sessions.max_per_tenant,
+        },
       });
       const mcp = endpoint;
       return buildHttpApp(services, {
+        maxJsonDepth: config.http.max_json_depth,
+        timeouts: {
+          headersS: config.http.headers_timeout_s,
+          requestS: config.http.request_timeout_s,
+          keepAliveS: config.http.keep_alive_timeout_s,
+        },
         mountMcp: (app) => mcp.mount(app),
         browserGuard,
         ...(authentication && {

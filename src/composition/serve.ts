@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
+import type { GatewayConfig } from "../config/schema.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
 import { loadOrReport } from "./load-or-report.js";
@@ -83,7 +84,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   );
   try {
     return await (options.transport === "stdio"
-      ? serveOverStdio(gateway, signals, config.http.graceful_shutdown_timeout_s ?? null)
+      ? serveOverStdio(gateway, signals, config.http)
       : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null));
   } finally {
     stopReloadSignal();
@@ -133,9 +134,15 @@ async function boundedWait(done: Promise<unknown>, timeoutS: number | null): Pro
 async function serveOverStdio(
   gateway: Gateway,
   signals: ShutdownSignals,
-  gracefulTimeoutS: number | null,
+  http: GatewayConfig["http"],
 ): Promise<number> {
-  const stdio = await serveStdio(gateway.services, gateway.frontDoor?.sessionServer, gateway.stdioPrincipal);
+  const gracefulTimeoutS = http.graceful_shutdown_timeout_s ?? null;
+  const stdio = await serveStdio(
+    gateway.services,
+    http.max_json_depth,
+    gateway.frontDoor?.sessionServer,
+    gateway.stdioPrincipal,
+  );
   const reason = await Promise.race([stdio.closed.then(() => "client gone"), signals.received]);
   gateway.services.logger.info({ reason }, "shutting down");
   await gateway.releaseHeldCalls();

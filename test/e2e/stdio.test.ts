@@ -83,6 +83,30 @@ describe("airlock serve --stdio", () => {
     }
   });
 
+  it("refuses a message nested deeper than http.max_json_depth with -32600 and its id, and goes on", async () => {
+    const { child, answers } = spawnRaw(writeTempConfig(`http: {max_json_depth: 10}\n${fleetYaml()}`));
+    // Message, params, arguments, calls, the call, its arguments: 6 levels before the arrays.
+    const call = (id: number, levels: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"gateway_call","arguments":{"calls":[{"mcp_server":"math","tool":"add","arguments":{"a":1,"b":2,"x":${"[".repeat(levels)}${"]".repeat(levels)}}}]}}}\n`;
+    try {
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      child.stdin.write(call(21, 5));
+      child.stdin.write('{"jsonrpc":"2.0","id":22,"method":"ping"}\n');
+      await waitFor(() => answers().some((a) => a.id === 22), 15_000);
+      expect(answers().find((a) => a.id === 21)).toEqual({
+        jsonrpc: "2.0",
+        id: 21,
+        error: {
+          code: -32600,
+          message: "Invalid Request: message has nesting deeper than 10 levels (http.max_json_depth)",
+        },
+      });
+      expect(answers().find((a) => a.id === 22)).toEqual({ jsonrpc: "2.0", id: 22, result: {} });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
   it("answers params the method's schema refuses with -32602 naming the field", async () => {
     const { child, answers } = spawnRaw();
     try {

@@ -7,6 +7,7 @@ import type { EventBus } from "../../src/app/event-bus.js";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
 import { memoryStorage } from "../../src/composition/open-storage.js";
 import { parseConfig } from "../../src/config/load.js";
+import { DEFAULT_MAX_JSON_DEPTH } from "../../src/config/schema/operations.js";
 import type { DomainEventPayload } from "../../src/domain/events.js";
 import { buildHttpApp } from "../../src/edges/http/build-app.js";
 import type { EventStreamHub } from "../../src/edges/http/ws/event-stream-hub.js";
@@ -45,7 +46,10 @@ afterAll(async () => {
 const FAST: EventStreamOptions["timings"] = { subscribeWindowMs: 5_000, idleMs: 60_000, closeGraceMs: 200 };
 
 async function serve(options: EventStreamOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildHttpApp(gateway.services, { webSocket: { timings: FAST, ...options } });
+  const app = await buildHttpApp(gateway.services, {
+    maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
+    webSocket: { timings: FAST, ...options },
+  });
   apps.push(app);
   const base = await app.listen({ host: "127.0.0.1", port: 0 });
   return { app, url: `${base.replace("http", "ws")}/api/ws/events` };
@@ -249,6 +253,7 @@ describe("the handshake", () => {
   it("keeps the ?token= credential out of the request log", async () => {
     const lines: string[] = [];
     const app = await buildHttpApp(gateway.services, {
+      maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
       logger: { level: "info", stream: { write: (line: string) => lines.push(line) } },
       webSocket: { timings: FAST },
     });

@@ -1,4 +1,5 @@
 import { GatewayError, notFound } from "../../domain/errors.js";
+import { jsonValueNestsDeeper, MAX_RELAYED_JSON_DEPTH } from "../../domain/limits/json-depth.js";
 import { applyTrigger, type LifecycleTrigger, startRefusal } from "../../domain/server/lifecycle.js";
 import type { ServerMode, ServerSpec, ToolSchema } from "../../domain/server/server-spec.js";
 import { digestSubject } from "../../domain/server/tool-digest.js";
@@ -470,6 +471,10 @@ export class Fleet {
   }
 
   private withDigest(tool: ToolSchema): ToolInfo {
+    // Canonicalization and every later serialization recurse: such a schema would exhaust the stack.
+    if (jsonValueNestsDeeper(tool, MAX_RELAYED_JSON_DEPTH)) {
+      throw new TypeError(`tool '${tool.name}' nests deeper than ${MAX_RELAYED_JSON_DEPTH} levels`);
+    }
     const digest = this.deps.hasher.sha256Hex(this.deps.hasher.canonicalJson(digestSubject(tool)));
     return { ...tool, digest };
   }

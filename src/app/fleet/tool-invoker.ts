@@ -1,6 +1,11 @@
 import { GatewayError } from "../../domain/errors.js";
 import type { DomainEventPayload } from "../../domain/events.js";
 import { ConcurrencyBudget } from "../../domain/limits/concurrency-budget.js";
+import {
+  jsonTextNestsDeeper,
+  jsonValueNestsDeeper,
+  MAX_RELAYED_JSON_DEPTH,
+} from "../../domain/limits/json-depth.js";
 import { utf8Length } from "../../domain/limits/utf8-length.js";
 import type { EventBus } from "../event-bus.js";
 import { TenantBudgets, type TenantLimits } from "../limits/tenant-budgets.js";
@@ -145,7 +150,7 @@ export class ToolInvoker {
         extraParams: ctx.extraParams,
         traceContext: ctx.traceContext,
       });
-      const sizeBytes = utf8Length(JSON.stringify(result));
+      const sizeBytes = utf8Length(relayableJson(result));
       const limit = server.spec.max_response_bytes ?? this.limits.maxResponseBytes;
       if (sizeBytes > limit) {
         throw new GatewayError(
@@ -245,3 +250,27 @@ function limitOf(failure: GatewayError): { limit?: { budget: string; reason: str
   const reason = failure.details?.reason;
   return { limit: { budget, reason: typeof reason === "string" ? reason : "rate" } };
 }
+
+/**
+ * The result's JSON text, refused (`ToolInvocationError`) when it nests deeper than the gateway
+ * relays: serializing it again on the way out, or truncating it, would exhaust the stack.
+ */
+function relayableJson(result: ToolCallResult): string {
+  let text: string;
+  try {
+    text = JSON.stringify(result);
+  } catch (error) {
+    // The serializer recurses: nesting of a few thousand levels exhausts the stack.
+    if (error instanceof RangeError && jsonValueNestsDeeper(result, MAX_RELAYED_JSON_DEPTH)) throw tooDeep();
+    throw error;
+  }
+  if (jsonTextNestsDeeper(text, MAX_RELAYED_JSON_DEPTH)) throw tooDeep();
+  return text;
+}
+
+const tooDeep = () =>
+  new GatewayError(
+    "ToolInvocationError",
+    `the result nests deeper than ${MAX_RELAYED_JSON_DEPTH} levels, more than the gateway relays`,
+    { max_depth: MAX_RELAYED_JSON_DEPTH },
+  );

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { Server } from "node:http";
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { AppServices } from "../../app/services.js";
 import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
@@ -28,6 +29,13 @@ import { type EventStreamOptions, registerEventStream } from "./ws/register-even
 export const API_PREFIX = "/api";
 
 export interface HttpEdgeOptions {
+  /**
+   * Deepest nesting of arrays and objects accepted in a request body (`http.max_json_depth`): REST
+   * bodies and MCP messages alike; a deeper one is refused before any route runs.
+   */
+  maxJsonDepth: number;
+  /** Socket timeouts against slow or idle clients; absent, Node's and fastify's defaults. */
+  timeouts?: HttpTimeouts;
   logger?: FastifyServerOptions["logger"];
   readinessChecks?: readonly ReadinessCheck[];
   /** Mounts the MCP endpoint (`/mcp`) on the instance; supplied by the composition. */
@@ -47,13 +55,33 @@ export interface HttpEdgeOptions {
   browserGuard?: BrowserGuardOptions;
 }
 
+/**
+ * Socket timeouts of the HTTP server (`http.headers_timeout_s`, `request_timeout_s`,
+ * `keep_alive_timeout_s`), in seconds. Headers and request count from a request's first byte and
+ * end once it has arrived whole: an answer may take as long as it needs, and a stream (SSE, a
+ * WebSocket once upgraded) is never cut by them. Keep-alive is the longest idle time between
+ * requests on one connection.
+ */
+export interface HttpTimeouts {
+  headersS: number;
+  requestS: number;
+  keepAliveS: number;
+}
+
+/**
+ * How often Node looks for requests past their headers or request timeout. Its default, 30 s, would
+ * let a slow client hold a connection up to 30 s longer than the timeouts say; once a second keeps
+ * them within a second of their value, for the price of one pass over the open connections.
+ */
+const TIMEOUT_CHECK_MS = 1000;
+
 /** Four MiB, the MCP SDK's own request body limit, applied to REST bodies too. */
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
 /** Builds the HTTP application; it never listens (the CLI does, tests use `inject()`). */
 export async function buildHttpApp(
   services: AppServices,
-  options: HttpEdgeOptions = {},
+  options: HttpEdgeOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
@@ -63,9 +91,10 @@ export async function buildHttpApp(
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
+    ...(options.timeouts && serverTimeouts(options.timeouts)),
   });
   registerErrorHandling(app);
-  registerJsonBody(app);
+  registerJsonBody(app, options.maxJsonDepth);
   if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
   registerRequestMetrics(app, services);
   healthRoutes(app, services, options.readinessChecks ?? []);
@@ -109,4 +138,23 @@ function refuseForeignRequests(scope: FastifyInstance, options: BrowserGuardOpti
     if (refusal === null) return done();
     reply.status(403).send({ error: "forbidden", detail: refusal });
   });
+}
+
+/**
+ * The Node server options of `timeouts`. Node refuses a headers timeout longer than the request
+ * timeout, which covers the headers too: the shorter one applies to both. fastify sets the request
+ * and keep-alive timeouts on the server it creates; the headers timeout and the checking interval
+ * are options of the server's creation.
+ */
+function serverTimeouts(timeouts: HttpTimeouts): Partial<FastifyHttpOptions<Server>> {
+  const requestTimeout = timeouts.requestS * 1000;
+  return {
+    requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveS * 1000,
+    http: {
+      requestTimeout,
+      headersTimeout: Math.min(timeouts.headersS * 1000, requestTimeout),
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
+  };
 }

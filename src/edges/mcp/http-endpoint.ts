@@ -16,6 +16,8 @@ import type {
 import type { Principal, RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
+import { GatewayError } from "../../domain/errors.js";
+import { jsonDepthRefusal } from "../../domain/limits/json-depth.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
 import {
   authenticateRequest,
@@ -24,9 +26,11 @@ import {
   type HttpAuthentication,
   sendAuthenticationFailure,
 } from "../http/plugins/authentication.js";
-import { MALFORMED_BODY } from "../http/plugins/json-body.js";
+import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
+import { readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
+import { type SessionCapLimits, SessionCaps, type SessionSlot } from "./session-caps.js";
 import { connectSession } from "./session-dispatch.js";
 import { replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
@@ -60,11 +64,15 @@ export interface McpEndpointOptions {
    * the session was not ended elsewhere. Without it, sessions live in this process only.
    */
   sessions?: McpSessionRepository;
+  /**
+   * The caps on sessions this replica holds (`http.mcp_sessions`): per principal and per tenant with
+   * authentication on, replica-wide always. At a cap a new session is refused (429), none evicted.
+   */
+  sessionCaps: SessionCapLimits;
 }
 
-/** MCP SDK defaults the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes, 10,000 at most. */
+/** The MCP SDK's default the gateway keeps (spec 2 §8): idle sessions expire after 30 minutes. */
 const SESSION_IDLE_MS = 30 * 60 * 1000;
-const MAX_SESSIONS = 10_000;
 /** How often idle sessions are looked for. */
 const SWEEP_INTERVAL_MS = 60 * 1000;
 /**
@@ -83,6 +91,8 @@ interface Session {
    * which must authenticate as the same principal.
    */
   identity: { caller: Caller };
+  /** Its place under the session caps, freed when the session leaves this replica. */
+  slot: SessionSlot;
 }
 
 /**
@@ -98,6 +108,7 @@ export class McpHttpEndpoint {
   private readonly pendingSeen = new Map<string, number>();
   /** Rebuilds under way, so that concurrent requests for one session build it once. */
   private readonly restoring = new Map<string, Promise<Session | undefined>>();
+  private readonly caps: SessionCaps;
 
   /** The open GET streams (front door): caps, longest age, revocation. */
   private readonly streams: ServerStreams | null;
@@ -106,8 +117,10 @@ export class McpHttpEndpoint {
 
   constructor(
     private readonly services: AppServices,
-    private readonly options: McpEndpointOptions = {},
+    private readonly options: McpEndpointOptions,
   ) {
+    // Without authentication every caller is the same anonymous principal: only the global cap applies.
+    this.caps = new SessionCaps(options.sessionCaps, options.authentication !== undefined);
     this.foreign = createBrowserGuard({
       allowedOrigins: options.allowedOrigins ?? [],
       loopbackOnly: options.loopbackOnly !== false,
@@ -161,16 +174,27 @@ export class McpHttpEndpoint {
     if (!isInitializeRequest(body)) {
       return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
     }
-    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    const slot = this.caps.reserve(caller.principal);
+    if (slot instanceof GatewayError) return refuse(reply, slot);
     const key = randomUUID();
     const identity = { caller };
+    let opened = false;
     const { server, transport } = this.openSession(key, identity, async (id) => {
-      this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity });
+      opened = true;
+      this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity, slot });
       await this.record(id, caller, body);
     });
-    await connectSession(server, transport);
-    reply.hijack();
-    await transport.handle(request, reply.raw);
+    try {
+      await connectSession(server, transport);
+      reply.hijack();
+      await transport.handle(request, reply.raw);
+    } finally {
+      // The transport refused the request before the session opened (406, 415, a batch): no session.
+      if (!opened) {
+        slot.release();
+        void transport.close().catch(() => undefined);
+      }
+    }
   }
 
   /** A server and transport for session `key`, answering as `identity` says. */
@@ -197,7 +221,8 @@ export class McpHttpEndpoint {
     });
     transport.onclose = () => {
       // Only this transport's own entry: a rebuilt copy of the session may have replaced it.
-      if (this.sessions.get(key)?.transport === transport) this.sessions.delete(key);
+      const session = this.sessions.get(key);
+      if (session?.transport === transport) this.forget(key, session);
     };
     return { server, transport };
   }
@@ -238,8 +263,10 @@ export class McpHttpEndpoint {
     }
     let session: Session | undefined;
     try {
-      session = typeof id === "string" ? await this.find(id, caller) : undefined;
+      session = typeof id === "string" ? await this.find(id, caller, request.method === "DELETE") : undefined;
     } catch (error) {
+      // A session held elsewhere that a cap keeps from being rebuilt here: it stays open, retry later.
+      if (error instanceof GatewayError && error.type === "SessionLimitExceeded") return refuse(reply, error);
       this.services.logger.error({ err: String(error) }, "MCP session store unavailable");
       return reply.status(503).send(rpcError(-32000, "Session store unavailable"));
     }
@@ -297,8 +324,11 @@ export class McpHttpEndpoint {
    * The session `id` for this request: the local copy, checked against the shared record when other
    * replicas may have ended it; otherwise rebuilt from the record when the caller's principal opened
    * it. Undefined when the session does not exist, ended, expired, or is another principal's.
+   * A rebuilt session takes a slot under the caps like a new one; over a cap this throws the
+   * `SessionLimitExceeded` refusal, and the session stays as it is (open, recorded) for a retry.
+   * `ending` (a DELETE) rebuilds whatever the caps: the session ends, freeing its slot at once.
    */
-  private async find(id: string, caller: Caller): Promise<Session | undefined> {
+  private async find(id: string, caller: Caller, ending: boolean): Promise<Session | undefined> {
     const store = this.options.sessions;
     const local = this.sessions.get(id);
     if (local) {
@@ -313,7 +343,7 @@ export class McpHttpEndpoint {
     const key = `${caller.principal.id}\u0000${id}`;
     let restoring = this.restoring.get(key);
     if (!restoring) {
-      restoring = this.restore(id, caller, store).finally(() => this.restoring.delete(key));
+      restoring = this.restore(id, caller, store, ending).finally(() => this.restoring.delete(key));
       this.restoring.set(key, restoring);
     }
     return restoring;
@@ -324,20 +354,23 @@ export class McpHttpEndpoint {
     id: string,
     caller: Caller,
     store: McpSessionRepository,
+    ending: boolean,
   ): Promise<Session | undefined> {
     const record = await store.get(id);
     if (!record || !this.live(record, 0) || record.principal_id !== caller.principal.id) return undefined;
-    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    const slot = this.caps.reserve(caller.principal, ending);
+    if (slot instanceof GatewayError) throw slot;
     const identity = { caller };
     const { server, transport } = this.openSession(id, identity);
-    await connectSession(server, transport);
     try {
+      await connectSession(server, transport);
       await replayInitialization(transport, record);
     } catch (error) {
+      slot.release();
       await transport.close().catch(() => undefined);
       throw error;
     }
-    const session: Session = { server, transport, lastSeen: Date.now(), identity };
+    const session: Session = { server, transport, lastSeen: Date.now(), identity, slot };
     this.sessions.set(id, session);
     return session;
   }
@@ -386,22 +419,16 @@ export class McpHttpEndpoint {
     });
   }
 
-  private evictOldest(): void {
-    let oldest: [string, Session] | undefined;
-    for (const entry of this.sessions) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
-    if (!oldest) return;
-    // On a shared store only the local copy goes (the session's next request rebuilds it); otherwise
-    // the session ends, as the SDK's own limit would end it.
-    if (!this.options.sessions?.shared) {
-      void this.options.sessions?.end(oldest[0], Date.now() / 1000).catch(() => undefined);
-    }
-    this.closeSession(...oldest);
-  }
-
   /** Closes the local copy of a session (its record, if any, is left as it is). */
   private closeSession(id: string, session: Session): void {
-    if (this.sessions.get(id) === session) this.sessions.delete(id);
+    this.forget(id, session);
     void session.transport.close().catch(() => undefined);
+  }
+
+  /** The local copy of a session leaves this replica: its slot under the caps is freed. */
+  private forget(id: string, session: Session): void {
+    if (this.sessions.get(id) === session) this.sessions.delete(id);
+    session.slot.release();
   }
 
   async close(): Promise<void> {
@@ -409,9 +436,10 @@ export class McpHttpEndpoint {
     this.streams?.close();
     clearInterval(this.flusher);
     await this.flushSeen();
-    const all = [...this.sessions.entries()];
+    const all = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(all.map(([, s]) => s.transport.close().catch(() => undefined)));
+    for (const session of all) session.slot.release();
+    await Promise.all(all.map((session) => session.transport.close().catch(() => undefined)));
   }
 }
 
@@ -420,10 +448,31 @@ function rpcError(code: number, message: string) {
 }
 
 /**
- * What the HTTP layer refuses before the endpoint reads a POST (a body over 4 MiB, 413), answered
- * as a JSON-RPC error object, as the MCP SDK's transport would, rather than in REST's flat shape.
+ * A session cap reached: 429 with a JSON-RPC error object, as a stream cap answers, its `data`
+ * naming the error type and the cap (`details.cap`, `details.limit`).
+ */
+function refuse(reply: FastifyReply, error: GatewayError): FastifyReply {
+  return reply.status(error.status).send({
+    jsonrpc: "2.0",
+    error: { code: -32000, message: error.message, data: { error_type: error.type, details: error.details } },
+    id: null,
+  });
+}
+
+/**
+ * What the HTTP layer refuses before the endpoint reads a POST (a body over 4 MiB, 413; one nested
+ * deeper than `http.max_json_depth`, 400 with -32600 and the request's id), answered as a JSON-RPC
+ * error object, as the MCP SDK's transport would, rather than in REST's flat shape.
  */
 function transportErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error instanceof BodyTooDeep) {
+    reply.status(400).send({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: `Invalid Request: message has ${jsonDepthRefusal(error.maxDepth)}` },
+      id: readableRequestId(error.parsed),
+    });
+    return;
+  }
   const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
   if (status === 500) request.log.error({ err: error }, "MCP request failed");
   const message =

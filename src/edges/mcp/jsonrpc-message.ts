@@ -32,8 +32,37 @@ export function isRequestMessage(message: JSONRPCMessage): message is JSONRPCReq
   return "method" in message && "id" in message;
 }
 
+/**
+ * The id of a parsed message that is refused whole, when it has a usable one (a string, or a finite
+ * number), so that the error answers that request; otherwise (a batch, no id) null.
+ */
+export function readableRequestId(value: unknown): RequestId | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+}
+
 /** The request a well-formed outgoing message answers, if it is a response that names one. */
 export function answeredRequest(message: JSONRPCMessage): RequestId | undefined {
   if ("method" in message || !("result" in message || "error" in message)) return undefined;
   return message.id;
 }
+
+/**
+ * The JSON text of an outgoing message. The serializer recurses, so a value relayed from an MCP
+ * server nested a few thousand levels deep exhausts the stack: an answer that cannot be serialized
+ * becomes an internal error answering the same request (its client would otherwise wait forever);
+ * any other message throws, which refuses a server-initiated request and drops a notification.
+ */
+export function messageText(message: JSONRPCMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    const id = answeredRequest(message);
+    if (!(error instanceof RangeError) || id === undefined)
+      throw new Error("the message cannot be serialized");
+    return JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: UNSENDABLE } });
+  }
+}
+
+const UNSENDABLE = "Internal error: the answer nests too deeply to be sent";

@@ -10,7 +10,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { answeredRequest, isRequestMessage, readMessage } from "./jsonrpc-message.js";
+import { answeredRequest, isRequestMessage, messageText, readMessage } from "./jsonrpc-message.js";
 
 /** The parts of an HTTP request to `/mcp` the transport reads; the body is already parsed JSON. */
 export interface McpHttpRequest {
@@ -287,10 +287,13 @@ class HttpExchange implements Exchange {
     }
     if (!complete) return;
     // One request (alone or in a batch of one) is answered by one object, as the SDK does.
-    const body = this.ids.length === 1 ? message : this.ids.map((id) => this.answers.get(id));
+    const text =
+      this.ids.length === 1
+        ? messageText(message)
+        : `[${this.ids.map((id) => messageText(this.answers.get(id) as JSONRPCMessage)).join(",")}]`;
     const headers: Record<string, string> = {};
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
-    sendJson(this.res, 200, body, headers);
+    sendText(this.res, 200, text, headers);
   }
 
   abort(): void {
@@ -331,7 +334,7 @@ class SseStream {
   }
 
   write(message: JSONRPCMessage): void {
-    this.send(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.send(`event: message\ndata: ${messageText(message)}\n\n`);
   }
 
   end(): void {
@@ -366,12 +369,15 @@ function sendError(
   sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
 }
 
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  sendText(res, status, JSON.stringify(body), headers);
+}
+
 /**
  * A JSON body with its length: headers and body leave in one write, with no chunked framing for
  * the client to parse.
  */
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
-  const text = JSON.stringify(body);
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
   res
     .writeHead(status, {
       "content-type": "application/json",

@@ -11,6 +11,8 @@ import { StdioTransport } from "./stdio-transport.js";
  */
 export async function serveStdio(
   services: AppServices,
+  /** Deepest nesting of a message (`http.max_json_depth`, one limit for every transport). */
+  maxJsonDepth: number,
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server,
   declared?: Principal,
 ): Promise<{
@@ -31,7 +33,7 @@ export async function serveStdio(
     ? sessionServer("stdio", contextOf)
     : createManagementServer(services, contextOf);
   answerInvalidParams(server);
-  const transport = new StdioTransport();
+  const transport = new StdioTransport({ maxJsonDepth });
   const closed = new Promise<void>((resolve) => {
     const previous = server.onclose;
     server.onclose = () => {

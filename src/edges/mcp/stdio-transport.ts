@@ -1,7 +1,14 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { answeredRequest, isRequestMessage, readMessage } from "./jsonrpc-message.js";
+import { jsonDepthRefusal, jsonTextNestsDeeper } from "../../domain/limits/json-depth.js";
+import {
+  answeredRequest,
+  isRequestMessage,
+  messageText,
+  readableRequestId,
+  readMessage,
+} from "./jsonrpc-message.js";
 
 /** The longest line read as one message (the MCP SDK's stdio limit). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -12,9 +19,9 @@ const NEWLINE = 0x0a;
  * stdout.
  *
  * - A line that cannot be read is answered and the next lines are read as usual (a blank line is
- *   skipped): -32700 for one that is not JSON, -32600 for JSON that is no JSON-RPC message (with
- *   the line's id when it has one) and for a line longer than {@link MAX_LINE_BYTES}, whose bytes
- *   are skipped to its end.
+ *   skipped): -32700 for one that is not JSON, -32600 for JSON that is no JSON-RPC message or
+ *   nests deeper than `http.max_json_depth` (with the line's id when it has one), and for a line
+ *   longer than {@link MAX_LINE_BYTES}, whose bytes are skipped to its end.
  * - `ended` resolves when the client is gone: stdin ended, or stdout cannot be written (the client
  *   stopped reading); nothing is written after that.
  * - `stopReading()` takes no more lines; `drained()` resolves once every request read so far is
@@ -36,11 +43,22 @@ export class StdioTransport implements Transport {
   private openRequests = 0;
   private whenDrained: (() => void)[] = [];
 
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly maxLineBytes: number;
+
   constructor(
-    private readonly input: Readable = process.stdin,
-    private readonly output: Writable = process.stdout,
-    private readonly maxLineBytes = MAX_LINE_BYTES,
+    private readonly limits: {
+      /** Deepest nesting of a message (`http.max_json_depth`); a deeper one answers -32600. */
+      maxJsonDepth: number;
+      maxLineBytes?: number;
+    },
+    input: Readable = process.stdin,
+    output: Writable = process.stdout,
   ) {
+    this.input = input;
+    this.output = output;
+    this.maxLineBytes = limits.maxLineBytes ?? MAX_LINE_BYTES;
     this.ended = new Promise((resolve) => {
       this.end = resolve;
     });
@@ -55,7 +73,7 @@ export class StdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     // An answer settles its request once written (or once nothing can be written any more).
-    await this.write(JSON.stringify(message));
+    await this.write(messageText(message));
     const answered = answeredRequest(message);
     if (answered !== undefined) this.settle(answered);
   }
@@ -129,9 +147,18 @@ export class StdioTransport implements Transport {
       this.answerError(null, -32700, "Parse error");
       return;
     }
+    // Refused before anything walks it: much of that code recurses (`JSON.parse` does not).
+    if (jsonTextNestsDeeper(line, this.limits.maxJsonDepth)) {
+      this.answerError(
+        readableRequestId(value),
+        -32600,
+        `Invalid Request: message has ${jsonDepthRefusal(this.limits.maxJsonDepth)}`,
+      );
+      return;
+    }
     const message = readMessage(value);
     if (!message) {
-      this.answerError(readableId(value), -32600, "Invalid Request");
+      this.answerError(readableRequestId(value), -32600, "Invalid Request");
       return;
     }
     if (isRequestMessage(message)) {
@@ -193,11 +220,4 @@ export class StdioTransport implements Transport {
     this.settleAll();
     this.end();
   };
-}
-
-/** The id of a line that is no JSON-RPC message, when it has a usable one (else null). */
-function readableId(value: unknown): RequestId | null {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const id = (value as { id?: unknown }).id;
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }

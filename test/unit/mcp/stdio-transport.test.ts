@@ -7,7 +7,11 @@ import { StdioTransport } from "../../../src/edges/mcp/stdio-transport.js";
 async function open(maxLineBytes?: number) {
   const input = new PassThrough();
   const output = new PassThrough();
-  const transport = new StdioTransport(input, output, maxLineBytes);
+  const transport = new StdioTransport(
+    { maxJsonDepth: 64, ...(maxLineBytes && { maxLineBytes }) },
+    input,
+    output,
+  );
   const read: JSONRPCMessage[] = [];
   transport.onmessage = (message) => read.push(message);
   let written = "";
@@ -89,5 +93,42 @@ describe("StdioTransport", () => {
       },
     ]);
     expect(t.read).toEqual([{ jsonrpc: "2.0", id: 2, method: "ping" }]);
+  });
+
+  it("answers a message nested deeper than the limit with -32600 and its id, and reads the next one", async () => {
+    const t = await open();
+    const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    // The message itself is one level, `params` a second, `arguments` a third: 61 arrays make 64.
+    const call = (id: number, levels: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"t","arguments":{"x":${nested(levels)}}}}\n`;
+    t.input.write(call(1, 61));
+    t.input.write(call(2, 5000));
+    t.input.write(`[${call(3, 70).trim()}]\n`);
+    await t.turn();
+    const refusal = "Invalid Request: message has nesting deeper than 64 levels (http.max_json_depth)";
+    expect(t.lines()).toEqual([
+      { jsonrpc: "2.0", id: 2, error: { code: -32600, message: refusal } },
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } },
+    ]);
+    expect(t.read.map((message) => ("id" in message ? message.id : null))).toEqual([1]);
+  });
+
+  it("answers a request whose answer cannot be serialized with an internal error instead of nothing", async () => {
+    const t = await open();
+    t.input.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
+    await t.turn();
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    t.watchDrain();
+    await t.transport.send({ jsonrpc: "2.0", id: 4, result: { deep } } as JSONRPCMessage);
+    await t.turn();
+    expect(t.lines()).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        error: { code: -32603, message: "Internal error: the answer nests too deeply to be sent" },
+      },
+    ]);
+    expect(t.isDrained()).toBe(true);
   });
 });
