@@ -2,6 +2,7 @@
  * Operating the process: logging, observability, HTTP serving, hot loading and SSRF trust.
  */
 import * as z from "zod";
+import { MAX_RELAYED_JSON_DEPTH } from "../../domain/limits/json-depth.js";
 import { describeCidrProblem } from "./cidr.js";
 import {
   addError,
@@ -142,7 +143,8 @@ export const httpSchema = section({
     max_per_principal: intBetween(1, 1_000_000).default(SESSION_CAP_DEFAULTS.max_per_principal),
     max_per_tenant: intBetween(1, 1_000_000).default(SESSION_CAP_DEFAULTS.max_per_tenant),
   }),
-  max_json_depth: intBetween(8, 1000).default(DEFAULT_MAX_JSON_DEPTH),
+  // Never deeper than what the gateway relays from MCP servers, the depth its own walkers handle.
+  max_json_depth: intBetween(8, MAX_RELAYED_JSON_DEPTH).default(DEFAULT_MAX_JSON_DEPTH),
   headers_timeout_s: numberBetween(1, 600).default(HTTP_TIMEOUT_DEFAULTS.headers_timeout_s),
   request_timeout_s: numberBetween(1, 3600).default(HTTP_TIMEOUT_DEFAULTS.request_timeout_s),
   keep_alive_timeout_s: numberBetween(1, 3600).default(HTTP_TIMEOUT_DEFAULTS.keep_alive_timeout_s),

@@ -50,10 +50,3 @@ export function objectBody(body: unknown): Record<string, unknown> {
   }
   return body as Record<string, unknown>;
 }
-
-/** The body as an object when it is one, otherwise `{}`: for routes whose body is optional. */
-export function optionalObjectBody(body: unknown): Record<string, unknown> {
-  return body !== null && typeof body === "object" && !Array.isArray(body)
-    ? (body as Record<string, unknown>)
-    : {};
-}
