@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
 import { memoryStorage } from "../../src/composition/open-storage.js";
-import { parseConfig } from "../../src/config/load.js";
+import { loadConfig, parseConfig } from "../../src/config/load.js";
 
 export const CONTROLLABLE = resolve("test/fixtures/servers/controllable.mjs");
 export const FAILS_TO_START = resolve("test/fixtures/servers/fails-to-start.mjs");
@@ -69,6 +69,39 @@ mcp_servers:
  */
 export async function startStoredGateway(yaml: string): Promise<TestGateway> {
   return startGateway(yaml, {}, undefined);
+}
+
+/**
+ * A gateway started from `yaml` written to a `config.yaml` of a fresh folder, as `serve --config`
+ * starts it with `MCP_CONFIG` naming the same file: reload, export, backup and diff act on it.
+ * `close` also removes the folder.
+ */
+export async function startFileGateway(yaml: string): Promise<TestGateway & { path: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "airlock-file-gateway-"));
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, yaml);
+  const loaded = loadConfig({ cliPath: path, env: { PATH: process.env.PATH, MCP_CONFIG: path } });
+  const gateway = await createGateway({
+    config: loaded.config,
+    env: loaded.env,
+    logger: pino({ level: "silent" }),
+    instanceLabel: "test",
+    storage: memoryStorage(),
+    configDir: dir,
+    configPath: path,
+    environment: { PATH: process.env.PATH },
+  });
+  const app = await gateway.http();
+  return {
+    gateway,
+    app,
+    path,
+    async close() {
+      await app.close();
+      await gateway.shutdown();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function startGateway(
