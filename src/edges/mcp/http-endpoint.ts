@@ -16,6 +16,7 @@ import type {
 import type { Principal, RequestContext } from "../../app/context.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
+import { GatewayError } from "../../domain/errors.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
 import {
   authenticateRequest,
@@ -241,6 +242,8 @@ export class McpHttpEndpoint {
       session = typeof id === "string" ? await this.find(id, caller) : undefined;
     } catch (error) {
       this.services.logger.error({ err: String(error) }, "MCP session store unavailable");
+      const retryAfter = storeUnavailable(error) ? error.details?.retry_after : undefined;
+      if (typeof retryAfter === "number") reply.header("Retry-After", String(Math.ceil(retryAfter)));
       return reply.status(503).send(rpcError(-32000, "Session store unavailable"));
     }
     // Another principal must not learn that the session exists, let alone use it.
@@ -303,7 +306,15 @@ export class McpHttpEndpoint {
     const local = this.sessions.get(id);
     if (local) {
       if (!store?.shared || local.identity.caller.principal.id !== caller.principal.id) return local;
-      const record = await store.get(id);
+      let record: McpSessionRecord | undefined;
+      try {
+        record = await store.get(id);
+      } catch (error) {
+        // While the database is away the session this replica holds keeps serving its principal;
+        // an end recorded by another replica is seen once the record can be read again.
+        if (storeUnavailable(error)) return local;
+        throw error;
+      }
       if (record && this.live(record, local.lastSeen)) return local;
       this.closeSession(id, local);
       return undefined;
@@ -433,4 +444,9 @@ function transportErrors(error: FastifyError, request: FastifyRequest, reply: Fa
         ? "Bad Request: the request could not be read"
         : "Internal error";
   reply.status(status).send(rpcError(-32000, message));
+}
+
+/** The shared store could not be reached (the database is away), as opposed to any other failure. */
+function storeUnavailable(error: unknown): error is GatewayError {
+  return error instanceof GatewayError && error.type === "StoreUnavailableError";
 }
