@@ -435,6 +435,13 @@ function rpcError(code: number, message: string) {
  * as a JSON-RPC error object, as the MCP SDK's transport would, rather than in REST's flat shape.
  */
 function transportErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (storeUnavailable(error)) {
+    // Authentication could not read the key or the session store: the database is away, retry later.
+    const retryAfter = error.details?.retry_after;
+    if (typeof retryAfter === "number") reply.header("Retry-After", String(Math.ceil(retryAfter)));
+    reply.status(503).send(rpcError(-32000, error.message));
+    return;
+  }
   const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
   if (status === 500) request.log.error({ err: error }, "MCP request failed");
   const message =
