@@ -204,6 +204,10 @@ await describePostgres("replicas of the built CLI whose database goes away", () 
         acceptAt = performance.now();
         await Promise.all(replicas.map((replica) => replica.proxy.accept()));
         await soleManager(replicas, (LEASE_TTL_S + RENEW_INTERVAL_S) * 1000 + MARGIN_MS * 2);
+        console.info(
+          `database away from both replicas for ${dropMs} ms: one manager again ` +
+            `${Math.round(performance.now() - acceptAt)} ms after it returned`,
+        );
         await sleep(RENEW_INTERVAL_S * 4 * 1000);
       });
       // Past its deadline the holder has stepped down, and nobody can be elected without the database.
