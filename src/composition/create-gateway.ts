@@ -63,6 +63,7 @@ import { FileConfigReloader, invokerLimits } from "./reload.js";
 import { openReplication } from "./replication.js";
 import { specFromEntry } from "./server-specs.js";
 import { checkStartup } from "./startup-checks.js";
+import { storeReadiness } from "./store-readiness.js";
 import { openTracing } from "./tracing.js";
 import { VERSION } from "./version.js";
 
@@ -544,6 +545,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         },
         readinessChecks: [
           storageReadiness(storage, config),
+          ...(storage.availability
+            ? [storeReadiness(storage.availability, config.persistence.readiness_grace_s, clock)]
+            : []),
           ...(frontDoor?.readiness ? [frontDoor.readiness] : []),
         ],
       });

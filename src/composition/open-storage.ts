@@ -4,8 +4,11 @@ import { sqlRepositories } from "../adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../adapters/store/sql-store.js";
 import { openSqlite } from "../adapters/store/sqlite/open-sqlite.js";
 import { SqliteEventStore } from "../adapters/store/sqlite/sqlite-event-store.js";
+import { SystemClock } from "../adapters/system/system-clock.js";
+import { StoreAvailabilityTracker } from "../app/persistence/store-availability-tracker.js";
 import type { EventStore } from "../app/ports/event-store.js";
 import type { Logger } from "../app/ports/logger.js";
+import type { StoreAvailability } from "../app/ports/store-availability.js";
 import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import type { GatewayConfig } from "../config/schema.js";
 
@@ -17,8 +20,19 @@ export interface Storage {
   readonly description: string;
   /** Set when a durable store could not open and memory was used instead (`/health/ready` is 503). */
   readonly degraded: { reason: string } | null;
+  /**
+   * Whether the shared database is reachable (PostgreSQL only: a SQLite file is local, and its
+   * failures are the disk's, which no probe cures). Absent: nothing to track.
+   */
+  readonly availability?: StoreAvailability;
   close(): Promise<void>;
 }
+
+/**
+ * While the database is unreachable it is probed this often, so `/health/ready` and the log see it
+ * return within a second even with no traffic; one `select 1` a second costs nothing.
+ */
+const PROBE_INTERVAL_MS = 1_000;
 
 /**
  * Opens the backend of `persistence.backend` (one SQLite file, `persistence.sqlite.path`, by default
@@ -31,8 +45,9 @@ export async function openStorage(config: GatewayConfig, logger: Logger): Promis
   const onError = (error: unknown, failure: { attempt: number; events: number }) =>
     logger.error({ err: String(error), ...failure }, "event store batch failed; retrying");
   let sql: SqlStore<unknown>;
+  let tracker: StoreAvailabilityTracker | undefined;
   try {
-    sql = await openBackend(config);
+    ({ sql, tracker } = await openBackend(config, logger));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (!config.event_store.allow_memory_fallback) throw new Error(`storage: ${reason}`);
@@ -56,20 +71,37 @@ export async function openStorage(config: GatewayConfig, logger: Logger): Promis
     repositories,
     description: sql.description,
     degraded: null,
+    ...(tracker && { availability: tracker }),
     async close() {
       await eventStore.close();
+      tracker?.close();
       await sql.close();
     },
   };
 }
 
-async function openBackend(config: GatewayConfig): Promise<SqlStore<unknown>> {
+async function openBackend(
+  config: GatewayConfig,
+  logger: Logger,
+): Promise<{ sql: SqlStore<unknown>; tracker?: StoreAvailabilityTracker }> {
   if (config.persistence.backend === "postgresql") {
     // The pg driver loads only when PostgreSQL is the backend.
-    const { openPostgres } = await import("../adapters/store/postgres/open-postgres.js");
-    return openPostgres({ connection: { ...(config.persistence.postgresql ?? {}) } });
+    const { openPostgres, describePostgres } = await import("../adapters/store/postgres/open-postgres.js");
+    const connection = { ...(config.persistence.postgresql ?? {}) };
+    // Built before the pool so that it hears every query; it probes through the pool once open.
+    let ping: () => Promise<void> = () => Promise.reject(new Error("not open"));
+    const tracker = new StoreAvailabilityTracker({
+      clock: new SystemClock(),
+      logger,
+      description: describePostgres(connection),
+      probe: () => ping(),
+      probeIntervalMs: PROBE_INTERVAL_MS,
+    });
+    const sql = await openPostgres({ connection, outcomes: tracker });
+    ping = () => sql.ping();
+    return { sql, tracker };
   }
-  return openSqlite({ path: config.persistence.sqlite?.path ?? config.event_store.path });
+  return { sql: await openSqlite({ path: config.persistence.sqlite?.path ?? config.event_store.path }) };
 }
 
 export function memoryStorage(degraded: { reason: string } | null = null): Storage {

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
+import { Redis, ReplyError } from "ioredis";
 import type {
   ContinuationBytes,
   ContinuationOwner,
   ContinuationStore,
 } from "../../app/ports/continuation-store.js";
 import type { Logger } from "../../app/ports/logger.js";
+import { type GatewayError, storeUnavailable } from "../../domain/errors.js";
 import { ownerKey } from "./owner-key.js";
 
 /** Key prefix of every continuation key: the database may be shared with other applications. */
@@ -15,6 +16,15 @@ const PREFIX = "airlock:continuation:";
  * that a hung Redis does not hold a batch, or the boot, for long.
  */
 const TIMEOUT_MS = 5_000;
+/**
+ * What a caller is told to wait while Redis is away: ioredis reconnects with a growing pause of at
+ * most 2 s, so a Redis that is back is used again within about that long.
+ */
+const RETRY_AFTER_S = 2;
+/** Names what is away in the error a caller sees. */
+const STORE_NAME = "Redis truncation cache";
+/** Replies of a Redis that answers but cannot serve yet (loading its data, a replica without master). */
+const NOT_READY_REPLY = /^(LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
 export interface RedisContinuationOptions {
   /** `truncation.redis_url` (`redis://` or `rediss://`). */
@@ -90,18 +100,24 @@ export class RedisContinuationStore implements ContinuationStore {
     });
   }
 
-  async put(id: string, owner: ContinuationOwner, text: string): Promise<boolean> {
-    const ttl = this.options.ttlSeconds;
-    const replies = await this.client
-      .multi()
-      .setex(dataKey(id), ttl, text)
-      .setex(ownerKeyOf(id), ttl, ownerKey(owner))
-      .exec();
-    throwFirstError(replies);
-    return true;
+  put(id: string, owner: ContinuationOwner, text: string): Promise<boolean> {
+    return this.guard(async () => {
+      const ttl = this.options.ttlSeconds;
+      const replies = await this.client
+        .multi()
+        .setex(dataKey(id), ttl, text)
+        .setex(ownerKeyOf(id), ttl, ownerKey(owner))
+        .exec();
+      throwFirstError(replies);
+      return true;
+    });
   }
 
-  async read(
+  read(id: string, owner: ContinuationOwner, start: number, end: number): Promise<ContinuationBytes | null> {
+    return this.guard(() => this.readSlice(id, owner, start, end));
+  }
+
+  private async readSlice(
     id: string,
     owner: ContinuationOwner,
     start: number,
@@ -122,10 +138,27 @@ export class RedisContinuationStore implements ContinuationStore {
     return { total_bytes: total, bytes: bytes ?? Buffer.alloc(0) };
   }
 
-  async delete(id: string, owner: ContinuationOwner): Promise<boolean> {
-    const storedOwner = await this.client.get(ownerKeyOf(id));
-    if (storedOwner === null || storedOwner !== ownerKey(owner)) return false;
-    return (await this.client.del(dataKey(id), ownerKeyOf(id))) > 0;
+  delete(id: string, owner: ContinuationOwner): Promise<boolean> {
+    return this.guard(async () => {
+      const storedOwner = await this.client.get(ownerKeyOf(id));
+      if (storedOwner === null || storedOwner !== ownerKey(owner)) return false;
+      return (await this.client.del(dataKey(id), ownerKeyOf(id))) > 0;
+    });
+  }
+
+  /**
+   * Runs a command while Redis is connected; fails fast with StoreUnavailableError while it is not
+   * (ioredis keeps reconnecting meanwhile), and turns a command lost with its connection into the
+   * same. A reply error of a Redis that answered stays what it is.
+   */
+  private async guard<T>(command: () => Promise<T>): Promise<T> {
+    if (this.client.status !== "ready") throw unavailable();
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof ReplyError && !NOT_READY_REPLY.test((error as Error).message)) throw error;
+      throw unavailable(error);
+    }
   }
 
   async close(): Promise<void> {
@@ -138,6 +171,13 @@ export class RedisContinuationStore implements ContinuationStore {
       this.client.disconnect();
     }
   }
+}
+
+/** The error a caller sees; Redis's own text stays in `cause`, for logs. */
+function unavailable(cause?: unknown): GatewayError {
+  const error = storeUnavailable(STORE_NAME, RETRY_AFTER_S);
+  if (cause !== undefined) Object.defineProperty(error, "cause", { value: cause, enumerable: false });
+  return error;
 }
 
 const dataKey = (id: string) => `${PREFIX}${id}:data`;

@@ -1,5 +1,5 @@
 import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import { Redis, ReplyError } from "ioredis";
 import type { ApprovalDelivery, ApprovalNotice, ChannelSender } from "../../app/ports/approval-delivery.js";
 import type { Logger } from "../../app/ports/logger.js";
 
@@ -16,6 +16,16 @@ const KEEP_COMPLETED_S = 3_600;
 const KEEP_FAILED_S = 7 * 24 * 3_600;
 /** Longest wait for each closing step; a sender's own timeout bounds an attempt in flight. */
 const CLOSE_TIMEOUT_MS = 15_000;
+/**
+ * Notices kept in memory while Redis is away, queued once it is back: far more than the approvals
+ * a gateway holds at once (each is a call waiting for a human); past it, a notice is refused and
+ * the gate treats it as undeliverable.
+ */
+const OUTBOX_LIMIT = 10_000;
+/** Pause before queuing the kept notices again when Redis answered but a write still failed. */
+const OUTBOX_RETRY_MS = 1_000;
+/** Replies of a Redis that answers but cannot serve yet: kept for later like a lost connection. */
+const NOT_READY_REPLY = /^(LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY)\b/;
 
 export interface BullmqDeliveryOptions {
   /** `approvals.delivery.redis_url`. */
@@ -40,6 +50,10 @@ type NoticeJob = Job<ApprovalNotice, void, string>;
 export class BullmqApprovalDelivery implements ApprovalDelivery {
   private readonly senders: ReadonlyMap<string, ChannelSender>;
   private closing: Promise<void> | null = null;
+  /** Notices accepted while Redis was away, by job id, queued in order once it is back. */
+  private readonly outbox = new Map<string, ApprovalNotice>();
+  private flushing: Promise<void> | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
 
   private constructor(
     private readonly options: BullmqDeliveryOptions,
@@ -49,6 +63,8 @@ export class BullmqApprovalDelivery implements ApprovalDelivery {
     private readonly worker: Worker<ApprovalNotice, void, string>,
   ) {
     this.senders = new Map(options.senders.map((sender) => [sender.channel, sender]));
+    // Every (re)connection queues what was kept meanwhile.
+    queueClient.on("ready", () => void this.flush());
   }
 
   /**
@@ -99,15 +115,99 @@ export class BullmqApprovalDelivery implements ApprovalDelivery {
     return this.senders.has(channel);
   }
 
+  /**
+   * Queues the notice in Redis. While Redis is away (not connected, or the write is lost with its
+   * connection) the notice is kept in this process and queued as soon as Redis is back, so the
+   * request is delivered then; it is lost only if the process ends first. Rejects when Redis
+   * refuses the write itself, or when too many notices already wait.
+   */
   async enqueue(notice: ApprovalNotice): Promise<void> {
-    await this.queue.add(notice.channel, notice, {
-      // One job per approval and channel: queuing the same notice twice delivers it once.
-      jobId: `${notice.approval.approval_id}.${notice.channel}`,
+    // Behind notices kept earlier: they are queued first.
+    if (this.queueClient.status !== "ready" || this.outbox.size > 0) return this.keep(notice);
+    try {
+      await this.add(notice);
+    } catch (error) {
+      if (refusedByRedis(error)) throw error;
+      this.keep(notice);
+    }
+  }
+
+  private add(notice: ApprovalNotice): Promise<unknown> {
+    return this.queue.add(notice.channel, notice, {
+      jobId: jobIdOf(notice),
       attempts: this.options.attempts,
       backoff: { type: "exponential", delay: this.options.backoffMs },
       removeOnComplete: { age: KEEP_COMPLETED_S },
       removeOnFail: { age: KEEP_FAILED_S },
     });
+  }
+
+  private keep(notice: ApprovalNotice): void {
+    if (this.closing) throw new Error("approval delivery is closing");
+    if (this.outbox.size >= OUTBOX_LIMIT) {
+      throw new Error(`Redis is unreachable and ${OUTBOX_LIMIT} approval requests already wait for it`);
+    }
+    if (this.outbox.size === 0) {
+      this.options.logger.warn(
+        { approval_id: notice.approval.approval_id, channel: notice.channel },
+        "approval delivery: Redis unreachable; requests are kept and queued once it is back",
+      );
+    }
+    this.outbox.set(jobIdOf(notice), notice);
+    if (this.queueClient.status === "ready") this.scheduleFlush();
+  }
+
+  /** Queues the kept notices in order, one pass at a time. */
+  private flush(): Promise<void> {
+    if (!this.flushing) {
+      const pass = this.drainOutbox().finally(() => {
+        if (this.flushing === pass) this.flushing = null;
+      });
+      this.flushing = pass;
+    }
+    return this.flushing;
+  }
+
+  /** Stops at the first failure and tries again later. */
+  private async drainOutbox(): Promise<void> {
+    try {
+      for (const [jobId, notice] of this.outbox) {
+        if (this.closing) return;
+        try {
+          await this.add(notice);
+        } catch (error) {
+          if (!refusedByRedis(error)) throw error;
+          // Redis answered and refused this one (out of memory, ...): it would block the others.
+          this.outbox.delete(jobId);
+          this.options.logger.error(
+            { approval_id: notice.approval.approval_id, channel: notice.channel, err: String(error) },
+            "approval request could not be delivered: Redis refused to queue it",
+          );
+          continue;
+        }
+        this.outbox.delete(jobId);
+        this.options.logger.info(
+          { approval_id: notice.approval.approval_id, channel: notice.channel },
+          "approval request queued after Redis returned",
+        );
+      }
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error instanceof Error ? error.message : String(error), waiting: this.outbox.size },
+        "approval delivery: kept requests not queued yet; retrying",
+      );
+      this.scheduleFlush();
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.retryTimer || this.closing) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      // Not connected: the next "ready" flushes.
+      if (this.queueClient.status === "ready") void this.flush();
+    }, OUTBOX_RETRY_MS);
+    this.retryTimer.unref();
   }
 
   /** Whether Redis answers a PING now; the reason when it does not. */
@@ -130,6 +230,13 @@ export class BullmqApprovalDelivery implements ApprovalDelivery {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      if (this.outbox.size > 0) {
+        this.options.logger.error(
+          { waiting: this.outbox.size },
+          "approval delivery closing with requests Redis never received",
+        );
+      }
       const clients = [this.queueClient, this.workerClient];
       // A Redis that never answered leaves nothing in flight: dropping the connections first lets
       // BullMQ's pending initialisation end instead of waiting for a server that is not there.
@@ -188,6 +295,14 @@ export class BullmqApprovalDelivery implements ApprovalDelivery {
     }
   }
 }
+
+/** Redis answered and refused the write: unlike a lost connection, waiting does not help. */
+function refusedByRedis(error: unknown): boolean {
+  return error instanceof ReplyError && !NOT_READY_REPLY.test((error as Error).message);
+}
+
+/** One job per approval and channel: queuing the same notice twice delivers it once. */
+const jobIdOf = (notice: ApprovalNotice) => `${notice.approval.approval_id}.${notice.channel}`;
 
 /** Waits for `promise` at most `ms`; its failure or lateness is not the caller's concern. */
 async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -135,8 +135,14 @@ export class LeaderElector implements Leadership {
         else await this.stepDown("lease renewal refused");
         return;
       }
-      const result = await store.acquire(name, holder, timing.leaseTtlS);
-      if (epoch !== this.epoch || !this.running) return;
+      // Bounded like a renewal: a request stuck on a dead connection must not keep this replica from
+      // asking again once the store is back. A late success it ignores is re-acquired (same
+      // holder, same generation) by the next attempt.
+      const result = await this.within(
+        store.acquire(name, holder, timing.leaseTtlS),
+        timing.renewDeadlineS * 1000,
+      );
+      if (epoch !== this.epoch || !this.running || result === undefined) return;
       // Too slow: the reply came after the deadline of the term it would open.
       if (!result.acquired || !termStillHeld(sentAt, clock.monotonic(), timing)) return;
       this.held = { generation: result.lease.generation, confirmedAt: sentAt };
@@ -156,9 +162,14 @@ export class LeaderElector implements Leadership {
    */
   private race<T>(request: Promise<T>, held: Held): Promise<T | undefined> {
     const left = held.confirmedAt + this.deps.timing.renewDeadlineS * 1000 - this.deps.clock.monotonic();
+    return this.within(request, left);
+  }
+
+  /** The request's answer, or undefined when `ms` pass first. */
+  private within<T>(request: Promise<T>, ms: number): Promise<T | undefined> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), Math.max(0, left));
+      timer = setTimeout(() => resolve(undefined), Math.max(0, ms));
     });
     // A late failure of the abandoned request is of no interest.
     request.catch(() => undefined);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GatewayError } from "../../domain/errors.js";
 import { isContinuationId } from "../../domain/truncation/continuation-id.js";
 import { sliceWindow, utf8Slice } from "../../domain/truncation/utf8-slice.js";
 import type { RequestContext } from "../context.js";
@@ -59,6 +60,7 @@ export const fetchContinuation = defineOperation({
         { err: String(error), driver: continuations.store.driver },
         "continuation store failed on a fetch",
       );
+      throwIfAway(error);
       return { found: false, error: UNAVAILABLE };
     }
     if (!stored) return { found: false, error: NOT_FOUND };
@@ -102,8 +104,14 @@ export const deleteContinuation = defineOperation({
         { err: String(error), driver: continuations.store.driver },
         "continuation store failed on a delete",
       );
+      throwIfAway(error);
       return { deleted: false, continuation_id, error: UNAVAILABLE };
     }
     return { deleted: false, continuation_id, error: NOT_FOUND };
   },
 });
+
+/** A store that is away (Redis unreachable) is a retryable StoreUnavailableError, with its retry hint. */
+function throwIfAway(error: unknown): void {
+  if (error instanceof GatewayError && error.type === "StoreUnavailableError") throw error;
+}

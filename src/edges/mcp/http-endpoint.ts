@@ -268,7 +268,7 @@ export class McpHttpEndpoint {
       // A session held elsewhere that a cap keeps from being rebuilt here: it stays open, retry later.
       if (error instanceof GatewayError && error.type === "SessionLimitExceeded") return refuse(reply, error);
       this.services.logger.error({ err: String(error) }, "MCP session store unavailable");
-      return reply.status(503).send(rpcError(-32000, "Session store unavailable"));
+      return sendUnavailable(reply, error, "Session store unavailable");
     }
     // Another principal must not learn that the session exists, let alone use it.
     if (!session || typeof id !== "string" || caller.principal.id !== session.identity.caller.principal.id) {
@@ -333,7 +333,15 @@ export class McpHttpEndpoint {
     const local = this.sessions.get(id);
     if (local) {
       if (!store?.shared || local.identity.caller.principal.id !== caller.principal.id) return local;
-      const record = await store.get(id);
+      let record: McpSessionRecord | undefined;
+      try {
+        record = await store.get(id);
+      } catch (error) {
+        // While the database is away the session this replica holds keeps serving its principal;
+        // an end recorded by another replica is seen once the record can be read again.
+        if (storeUnavailable(error)) return local;
+        throw error;
+      }
       if (record && this.live(record, local.lastSeen)) return local;
       this.closeSession(id, local);
       return undefined;
@@ -473,6 +481,11 @@ function transportErrors(error: FastifyError, request: FastifyRequest, reply: Fa
     });
     return;
   }
+  if (storeUnavailable(error)) {
+    // Authentication could not read the key or the session store: the database is away, retry later.
+    sendUnavailable(reply, error, error.message);
+    return;
+  }
   const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
   if (status === 500) request.log.error({ err: error }, "MCP request failed");
   const message =
@@ -482,4 +495,16 @@ function transportErrors(error: FastifyError, request: FastifyRequest, reply: Fa
         ? "Bad Request: the request could not be read"
         : "Internal error";
   reply.status(status).send(rpcError(-32000, message));
+}
+
+/** 503 with a JSON-RPC error object, and `Retry-After` when the failure knows when to come back. */
+function sendUnavailable(reply: FastifyReply, error: unknown, message: string): FastifyReply {
+  const retryAfter = storeUnavailable(error) ? error.details?.retry_after : undefined;
+  if (typeof retryAfter === "number") reply.header("Retry-After", String(Math.ceil(retryAfter)));
+  return reply.status(503).send(rpcError(-32000, message));
+}
+
+/** The shared store could not be reached (the database is away), as opposed to any other failure. */
+function storeUnavailable(error: unknown): error is GatewayError {
+  return error instanceof GatewayError && error.type === "StoreUnavailableError";
 }

@@ -52,6 +52,27 @@ describe("the leader elector", () => {
     ).toThrow(/renew_deadline_s/);
   });
 
+  it("asks again when a lease request hangs (a dead connection) and is elected once the store answers", async () => {
+    const memory = memoryRepositories().lease;
+    let hung = 0;
+    const store: LeaseStore = {
+      acquire(name, holder, ttl) {
+        if (hung < 2) {
+          hung += 1;
+          return new Promise(() => undefined);
+        }
+        return memory.acquire(name, holder, ttl);
+      },
+      renew: (...args) => memory.renew(...args),
+      release: (...args) => memory.release(...args),
+      read: (name) => memory.read(name),
+    };
+    const a = elector(store, "a");
+    a.start();
+    await until(() => a.isLeader, 5_000);
+    expect(hung).toBe(2);
+  });
+
   it("elects one of two contenders and hands over on a graceful stop", async () => {
     const store = memoryRepositories().lease;
     const a = elector(store, "a");
