@@ -5,6 +5,7 @@ import pg from "pg";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GroupCommitOptions } from "../../src/adapters/store/batching-appender.js";
+import { APPEND_LOCK_CLASS } from "../../src/adapters/store/postgres/postgres-batch-writer.js";
 import { PostgresEventStore } from "../../src/adapters/store/postgres/postgres-event-store.js";
 import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
@@ -23,8 +24,6 @@ import { callJson, connectHttp, type ToolResult } from "../support/mcp-client.js
  * with `after_answer` the answer leaves before the commit.
  */
 
-/** First key of the event store's append lock (see postgres-event-store.ts). */
-const APPEND_LOCK_CLASS = 0x41524c4b;
 /** The commit wait of these gateways: long enough for the checks below, short enough for a test. */
 const COMMIT_WAIT_MS = 2_000;
 
