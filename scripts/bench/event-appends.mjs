@@ -20,6 +20,8 @@ import { parseArgs } from "node:util";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "dist", "adapters");
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+/** Callers of the waiting scenarios: the sessions of the benchmark's concurrent workload. */
+const WAITING_CALLERS = 16;
 /** Events written and flushed before measuring: JIT, statement paths and the database's caches settle. */
 const WARMUP_EVENTS = 2_000;
 
@@ -28,6 +30,7 @@ const USAGE = `usage: node scripts/bench/event-appends.mjs [options]
   --streams S     streams the burst spreads its events over (default 100)
   --producers P   concurrent producers of the second scenario, one stream each (default 50)
   --single N      events of the no-batching scenario, flush after each (default 1000)
+  --waiting N     events of the two scenarios of 16 callers waiting for their commit (default 4000)
   --backends L    comma-separated: memory,sqlite,postgres (default all three)
   --json FILE     also write the rows as JSON to FILE (npm run bench reads them from there)`;
 
@@ -38,6 +41,7 @@ function options() {
       streams: { type: "string", default: "100" },
       producers: { type: "string", default: "50" },
       single: { type: "string", default: "1000" },
+      waiting: { type: "string", default: "4000" },
       backends: { type: "string", default: "memory,sqlite,postgres" },
       json: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -57,6 +61,7 @@ function options() {
     streams: int("streams"),
     producers: int("producers"),
     single: int("single"),
+    waiting: int("waiting"),
     backends: values.backends.split(",").map((b) => b.trim()),
     json: values.json ?? null,
   };
@@ -113,6 +118,35 @@ async function producers(store, events, count) {
   await store.flush();
   const end = performance.now();
   return { events: per * count, wallMs: end - start, appendUs: (appendMs * 1000) / (per * count) };
+}
+
+/**
+ * Callers that each append one event and wait for its commit before going on, as tool calls
+ * answered after their event is committed (`event_store.commit: before_answer`) do; each caller
+ * first yields a turn, as a call waits for its upstream's answer. `wait` is how a caller waits:
+ * `flush()` starts a write at once for whoever calls it; `whenCommitted` shares the end-of-turn
+ * batch with every caller waiting meanwhile. Answers the wait's p50 and p99 too.
+ */
+async function waiters(store, events, count, wait) {
+  const per = Math.ceil(events / count);
+  const latencies = [];
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async (_, p) => {
+      for (let i = 0; i < per; i++) {
+        await nextTurn();
+        const t = performance.now();
+        store.append(`caller-${p}`, [event()]);
+        const done = wait(store);
+        if (done !== true) await done;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const wallMs = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { events: per * count, wallMs, appendUs: null, waitMs: { p50: at(0.5), p99: at(0.99) } };
 }
 
 /** One append and one flush at a time: what a write per event would cost (one transaction each). */
@@ -236,6 +270,19 @@ async function main() {
           () => producers(backend.store, opts.events, opts.producers),
         ],
         ["single", "flush after every append", () => single(backend.store, opts.single)],
+        [
+          "waiting_flush",
+          `${WAITING_CALLERS} callers, flush each`,
+          () => waiters(backend.store, opts.waiting, WAITING_CALLERS, (store) => store.flush()),
+        ],
+        [
+          "waiting_commit",
+          `${WAITING_CALLERS} callers, whenCommitted`,
+          () =>
+            waiters(backend.store, opts.waiting, WAITING_CALLERS, (store) =>
+              store.whenCommitted(store.appendMark()),
+            ),
+        ],
       ];
       for (const [key, scenario, run] of scenarios) {
         const r = await run();
@@ -247,11 +294,12 @@ async function main() {
   }
 
   console.log(
-    `\n${pad("backend", 9, true)}${pad("scenario", 28, true)}${pad("events", 8)}${pad("seconds", 10)}${pad("appends/s", 12)}${pad("append µs", 11)}`,
+    `\n${pad("backend", 9, true)}${pad("scenario", 28, true)}${pad("events", 8)}${pad("seconds", 10)}${pad("appends/s", 12)}${pad("append µs", 11)}${pad("wait p50/p99 ms", 17)}`,
   );
   for (const r of rows) {
+    const wait = r.waitMs ? `${r.waitMs.p50.toFixed(2)}/${r.waitMs.p99.toFixed(2)}` : "";
     console.log(
-      `${pad(r.backend, 9, true)}${pad(r.scenario, 28, true)}${pad(r.events, 8)}${pad((r.wallMs / 1000).toFixed(3), 10)}${pad(Math.round(r.perSecond), 12)}${pad(r.appendUs.toFixed(2), 11)}`,
+      `${pad(r.backend, 9, true)}${pad(r.scenario, 28, true)}${pad(r.events, 8)}${pad((r.wallMs / 1000).toFixed(3), 10)}${pad(Math.round(r.perSecond), 12)}${pad(r.waitMs ? "-" : r.appendUs.toFixed(2), 11)}${pad(wait, 17)}`,
     );
   }
   if (opts.json !== null) {

@@ -105,7 +105,7 @@ function goals(results) {
     ]) {
       const best = Math.max(
         ...results.appends.rows
-          .filter((x) => x.backend === backend && x.scenario !== "single")
+          .filter((x) => x.backend === backend && (x.scenario === "burst" || x.scenario === "producers"))
           .map((x) => x.appends_per_s),
       );
       lines.push(
@@ -190,7 +190,10 @@ export function formatReport(results) {
   if (appends) {
     lines.push("", `event appends (event-appends.mjs, ${appends.events} events):`);
     for (const a of appends.rows) {
-      lines.push(`  ${a.backend.padEnd(9)}${a.label.padEnd(28)}${String(a.appends_per_s).padStart(8)}/s`);
+      const wait = a.wait_ms ? `, wait p50 ${a.wait_ms.p50} ms, p99 ${a.wait_ms.p99} ms` : "";
+      lines.push(
+        `  ${a.backend.padEnd(9)}${a.label.padEnd(28)}${String(a.appends_per_s).padStart(8)}/s${wait}`,
+      );
     }
     for (const name of appends.skipped) lines.push(`  ${name}: skipped (unreachable)`);
   }
@@ -207,7 +210,56 @@ export function formatReport(results) {
         `${fixed(run.upstream_rss_mib_mean, 1)} MiB RSS`,
     );
   }
+  if (results.commit) lines.push("", ...formatCommit(results.commit));
   const goalLines = goals(results);
   if (goalLines.length > 0) lines.push("", "goals:", ...goalLines);
+  return lines;
+}
+
+/** Percent change from `from` to `to`, signed, one decimal. */
+const change = (from, to) =>
+  from ? `${to >= from ? "+" : ""}${(((to - from) / from) * 100).toFixed(1)} %` : "-";
+
+/** The commit section: every run, then what before_answer costs against after_answer (means of the rounds). */
+function formatCommit(commit) {
+  const lines = [
+    `event_store.commit, Airlock egress (gateway_call), ${commit.rounds} round(s), in run order:`,
+    row(COLUMNS.map(([name]) => name)),
+  ];
+  for (const run of commit.runs) {
+    for (const [workload] of WORKLOADS) {
+      const s = run[workload];
+      const cpu = s.cpu_ms_per_call;
+      lines.push(
+        row([
+          `${run.backend} ${run.commit} #${run.round}`,
+          `${s.sessions}x${s.calls / s.sessions}`,
+          s.calls,
+          s.errors,
+          fixed(s.calls_per_s, 1),
+          fixed(s.latency_ms.p50, 2),
+          fixed(s.latency_ms.p99, 2),
+          cpu ? `${fixed(cpu.server, 3) ?? "?"} + ${fixed(cpu.client, 3) ?? "?"}` : null,
+          cpu ? fixed(cpu.server_alone, 3) : null,
+        ]),
+      );
+    }
+  }
+  lines.push("before_answer against after_answer (means of the rounds):");
+  for (const [backend, modes] of Object.entries(commit.means)) {
+    const after = modes.after_answer;
+    const before = modes.before_answer;
+    if (!after || !before) continue;
+    for (const [workload, short] of WORKLOADS) {
+      const a = after[workload];
+      const b = before[workload];
+      lines.push(
+        `  ${backend} ${short}: calls/s ${a.calls_per_s} -> ${b.calls_per_s} (${change(a.calls_per_s, b.calls_per_s)}), ` +
+          `p50 ${a.p50_ms} -> ${b.p50_ms} ms, p99 ${a.p99_ms} -> ${b.p99_ms} ms, ` +
+          `gateway CPU ${a.server_cpu_ms_per_call ?? "-"} -> ${b.server_cpu_ms_per_call ?? "-"} ms/call`,
+      );
+    }
+  }
+  for (const name of commit.skipped) lines.push(`  ${name}: skipped (unreachable)`);
   return lines;
 }

@@ -23,6 +23,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CALLS } from "./clients.mjs";
+import { measureCommitModes } from "./commit-modes.mjs";
 import { selfCpuMs, withCpu } from "./cpu.mjs";
 import { measureFleet } from "./fleet.mjs";
 import { GatewayStartError } from "./gateway-process.mjs";
@@ -50,7 +51,9 @@ const VALGRIND_STARTUP_TIMEOUT_MS = 300_000;
 const READY_TIMEOUT_MS = 15_000;
 /** SIGTERM to exit before SIGKILL; the gateway drains requests and stops its children first. */
 const STOP_GRACE_MS = 10_000;
-const SECTIONS = ["mcp", "rest", "appends", "fleet"];
+const SECTIONS = ["mcp", "rest", "appends", "fleet", "commit"];
+/** PostgreSQL of the event appends and of the commit modes (a fresh schema each, dropped after). */
+const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
 /** A failure explained by its message (set-up, usage); any other error is printed with its stack. */
 class BenchError extends Error {}
@@ -78,6 +81,9 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
   --instructions    only the Airlock front door under the concurrent workload, run by valgrind's
                     callgrind: instructions per call, repeatable whatever else the machine does
                     (env BENCH_INSTRUCTIONS=1)
+  --commit-rounds R rounds of the commit section: each of its configurations (after_answer and
+                    before_answer, on SQLite and PostgreSQL) runs once per round (env
+                    BENCH_COMMIT_ROUNDS, default 2)
   --timeout SEC     abort the whole run after SEC seconds (env BENCH_TIMEOUT_S, default 600)`;
 
 function options() {
@@ -97,6 +103,7 @@ function options() {
         quick: { type: "boolean" },
         profile: { type: "boolean" },
         instructions: { type: "boolean" },
+        "commit-rounds": { type: "string" },
         timeout: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -155,6 +162,7 @@ function options() {
     restSeconds: positive("--rest-seconds", values["rest-seconds"], "BENCH_REST_SECONDS", 5, 1),
     appendEvents: quick ? 5000 : 50_000,
     appendSingle: quick ? 100 : 1000,
+    appendWaiting: quick ? 400 : 4000,
     listCalls: quick ? 10 : 50,
     runningUpstreams: quick ? 3 : 10,
     targets: list(
@@ -164,6 +172,7 @@ function options() {
       TARGETS.map((t) => t.id),
     ),
     sections: list("--sections", values.sections, "BENCH_SECTIONS", SECTIONS),
+    commitRounds: positive("--commit-rounds", values["commit-rounds"], "BENCH_COMMIT_ROUNDS", 2, 2),
     timeoutS: positive("--timeout", values.timeout, "BENCH_TIMEOUT_S", 600, 600),
   };
 }
@@ -203,7 +212,7 @@ function newestMtime(dir) {
  * (command-bus rate limit, concurrency budgets) raised far above the load, so that the figures
  * measure the call path rather than the throttles. Everything else keeps its default.
  */
-function baseConfigText(dir, name, mode) {
+function baseConfigText(dir, name, mode, storage = sqliteStorage(dir, name)) {
   return [
     "tool_access:",
     `  mode: ${mode}`,
@@ -213,13 +222,7 @@ function baseConfigText(dir, name, mode) {
     "execution:",
     "  max_concurrency: 1000",
     "  default_mcp_server_concurrency: 1000",
-    "persistence:",
-    "  backend: sqlite",
-    "  sqlite:",
-    `    path: ${JSON.stringify(join(dir, "data", `${name}-store.db`))}`,
-    "event_store:",
-    "  driver: sqlite",
-    `  path: ${JSON.stringify(join(dir, "data", `${name}-events.db`))}`,
+    ...storage,
     "auth:",
     "  enabled: true",
     "logging:",
@@ -228,8 +231,33 @@ function baseConfigText(dir, name, mode) {
   ].join("\n");
 }
 
+/** The SQLite files of configuration `name`; `commit` sets `event_store.commit` (else its default). */
+function sqliteStorage(dir, name, commit) {
+  return [
+    "persistence:",
+    "  backend: sqlite",
+    "  sqlite:",
+    `    path: ${JSON.stringify(join(dir, "data", `${name}-store.db`))}`,
+    "event_store:",
+    "  driver: sqlite",
+    `  path: ${JSON.stringify(join(dir, "data", `${name}-events.db`))}`,
+    ...(commit ? [`  commit: ${commit}`] : []),
+  ];
+}
+
+/** PostgreSQL with the driver's `connection` settings for every store, and `event_store.commit`. */
+function postgresStorage(connection, commit) {
+  return [
+    "persistence:",
+    "  backend: postgresql",
+    `  postgresql: ${JSON.stringify(connection)}`,
+    "event_store:",
+    `  commit: ${commit}`,
+  ];
+}
+
 /** The echo upstream with one tool policy: its `secret` tool is denied. */
-function echoConfigText(dir, name, mode) {
+function echoConfigText(dir, name, mode, storage) {
   return [
     "mcp_servers:",
     "  echo:",
@@ -237,7 +265,7 @@ function echoConfigText(dir, name, mode) {
     `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(ECHO_SERVER)}]`,
     "    tools:",
     "      deny_list: [secret]",
-    baseConfigText(dir, name, mode),
+    baseConfigText(dir, name, mode, storage),
   ].join("\n");
 }
 
@@ -255,12 +283,7 @@ function prepareAirlock(workDir, env) {
     configs[name] = join(workDir, `${name}.yaml`);
     writeFileSync(configs[name], echoConfigText(workDir, name, mode));
   }
-  const apiKey = execFileSync(
-    process.execPath,
-    [CLI, "auth", "bootstrap-admin", "--config", configs.front_door, "--principal", "bench", "--show-key"],
-    { cwd: workDir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
-  ).trim();
-  if (!apiKey.startsWith("mcp_")) throw new BenchError("airlock auth bootstrap-admin printed no API key");
+  const apiKey = bootstrapAdmin(configs.front_door, workDir, env);
   for (const name of ["egress", "fleet"]) {
     for (const suffix of ["", "-wal", "-shm"]) {
       const from = join(workDir, "data", `front_door-store.db${suffix}`);
@@ -268,6 +291,17 @@ function prepareAirlock(workDir, env) {
     }
   }
   return { configs, apiKey, fleetBase: baseConfigText(workDir, "fleet", "egress") };
+}
+
+/** Claims the admin API key `bench` in the store of `configPath` and answers it. */
+function bootstrapAdmin(configPath, workDir, env) {
+  const apiKey = execFileSync(
+    process.execPath,
+    [CLI, "auth", "bootstrap-admin", "--config", configPath, "--principal", "bench", "--show-key"],
+    { cwd: workDir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+  ).trim();
+  if (!apiKey.startsWith("mcp_")) throw new BenchError("airlock auth bootstrap-admin printed no API key");
+  return apiKey;
 }
 
 /** The caller's environment without MCP_* overrides, which the gateway would read. */
@@ -470,44 +504,28 @@ async function main() {
         per_session: opts.perSession,
         servers: opts.servers,
         rest_seconds: opts.restSeconds,
+        commit_rounds: opts.commitRounds,
         quick: opts.quick,
       },
       targets: {},
       rest: {},
       appends: null,
       fleet: null,
+      commit: null,
     };
 
     const targets = opts.sections.includes("mcp") ? TARGETS.filter((t) => opts.targets.includes(t.id)) : [];
+    const helpers = { step, track, untrack, shouldStop };
     for (const target of targets) {
       step(`${target.label}: starting`);
       const handle = track(await target.start(ctx));
-      const first = track(await handle.connect());
-      const readyMs = await waitReady(target, first);
-      const checks = target.airlock ? await airlockChecks(target, handle, first) : null;
-      step(`${target.label}: warm-up ${opts.warmup}, then 1 session x ${opts.calls} calls`);
-      requireWarm(target.label, await runSequential(() => first.call(target.kind), opts.warmup, shouldStop));
-      const probes = { server: handle.serverCpuMs, server_alone: handle.serverAloneCpuMs, client: selfCpuMs };
-      const sequential = await withCpu(probes, () =>
-        runScenario([() => first.call(target.kind)], opts.calls, shouldStop),
+      const { readyMs, checks, sequential, concurrent, rssMib } = await measureWorkloads(
+        target,
+        target.label,
+        handle,
+        opts,
+        helpers,
       );
-      step(`${target.label}: ${opts.sessions} sessions x ${opts.perSession} calls`);
-      const sessions = [];
-      for (let i = 0; i < opts.sessions; i++) {
-        const session = track(await handle.connect());
-        await runSequential(() => session.call(target.kind), SESSION_WARMUP_CALLS, shouldStop);
-        sessions.push(session);
-      }
-      await warmConcurrently(target, sessions, opts, shouldStop);
-      const concurrent = await withCpu(probes, () =>
-        runScenario(
-          sessions.map((session) => () => session.call(target.kind)),
-          opts.perSession,
-          shouldStop,
-        ),
-      );
-      const rssMib = handle.serverRssMib();
-      await Promise.all([...sessions, first].map(untrack));
       if (target.id === "airlock_front_door" && opts.sections.includes("rest")) {
         step(`${target.label}: REST GET /api/system/ for ${opts.restSeconds} s (autocannon)`);
         results.rest.airlock = await measureGet(
@@ -561,6 +579,27 @@ async function main() {
         shouldStop,
       });
     }
+    if (opts.sections.includes("commit")) {
+      const egress = TARGETS.find((t) => t.id === "airlock_egress");
+      results.commit = await measureCommitModes({
+        rounds: opts.commitRounds,
+        databaseUrl: DATABASE_URL,
+        step,
+        measure: async (name, backend, commit, connection) => {
+          const storage =
+            backend === "sqlite" ? sqliteStorage(workDir, name, commit) : postgresStorage(connection, commit);
+          const configPath = join(workDir, `${name}.yaml`);
+          writeFileSync(configPath, echoConfigText(workDir, name, "egress", storage));
+          const apiKey = bootstrapAdmin(configPath, workDir, gwEnv);
+          const handle = track(await egress.start({ ...ctx, apiKey, configs: { egress: configPath } }));
+          try {
+            return await measureWorkloads(egress, `${commit} on ${backend}`, handle, opts, helpers);
+          } finally {
+            await untrack(handle);
+          }
+        },
+      });
+    }
     if (stopping) return;
 
     results.environment.load_average_after = loadavg().map((load) => Math.round(load * 100) / 100);
@@ -572,7 +611,7 @@ async function main() {
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     console.log(["", ...formatReport(results), `results: ${relative(ROOT, file)}`].join("\n"));
 
-    const errors = Object.values(results.targets).reduce(
+    const errors = [...Object.values(results.targets), ...(results.commit?.runs ?? [])].reduce(
       (total, t) => total + t.sequential.errors + t.concurrent.errors,
       0,
     );
@@ -589,6 +628,41 @@ async function main() {
   }
 }
 
+/**
+ * The two workloads on a started target: one session waits until the upstream is reachable (and
+ * checks auth and policy on Airlock), warms up and makes the sequential calls; then the sessions
+ * of the concurrent workload open, warm up and call at once. Closes the sessions, not the target.
+ */
+async function measureWorkloads(target, label, handle, opts, { step, track, untrack, shouldStop }) {
+  const first = track(await handle.connect());
+  const readyMs = await waitReady(target, first);
+  const checks = target.airlock ? await airlockChecks(target, handle, first) : null;
+  step(`${label}: warm-up ${opts.warmup}, then 1 session x ${opts.calls} calls`);
+  requireWarm(label, await runSequential(() => first.call(target.kind), opts.warmup, shouldStop));
+  const probes = { server: handle.serverCpuMs, server_alone: handle.serverAloneCpuMs, client: selfCpuMs };
+  const sequential = await withCpu(probes, () =>
+    runScenario([() => first.call(target.kind)], opts.calls, shouldStop),
+  );
+  step(`${label}: ${opts.sessions} sessions x ${opts.perSession} calls`);
+  const sessions = [];
+  for (let i = 0; i < opts.sessions; i++) {
+    const session = track(await handle.connect());
+    await runSequential(() => session.call(target.kind), SESSION_WARMUP_CALLS, shouldStop);
+    sessions.push(session);
+  }
+  await warmConcurrently(target, sessions, opts, shouldStop);
+  const concurrent = await withCpu(probes, () =>
+    runScenario(
+      sessions.map((session) => () => session.call(target.kind)),
+      opts.perSession,
+      shouldStop,
+    ),
+  );
+  const rssMib = handle.serverRssMib();
+  await Promise.all([...sessions, first].map(untrack));
+  return { readyMs, checks, sequential, concurrent, rssMib };
+}
+
 /** Runs event-appends.mjs on SQLite and PostgreSQL and reads its rows back. */
 function runAppends(workDir, opts) {
   const file = join(workDir, "appends.json");
@@ -602,6 +676,8 @@ function runAppends(workDir, opts) {
       String(opts.appendEvents),
       "--single",
       String(opts.appendSingle),
+      "--waiting",
+      String(opts.appendWaiting),
       "--json",
       file,
     ],
@@ -618,6 +694,7 @@ function runAppends(workDir, opts) {
       events: r.events,
       appends_per_s: Math.round(r.perSecond),
       append_us: round3(r.appendUs),
+      ...(r.waitMs && { wait_ms: { p50: round3(r.waitMs.p50), p99: round3(r.waitMs.p99) } }),
     })),
   };
 }

@@ -17,7 +17,9 @@ export interface ExecuteOptions {
 
 /**
  * The one pipeline every edge goes through: validate the input, authorize the caller, charge the
- * command-bus rate limit, run. Events are published by the fleet as state changes.
+ * command-bus rate limit, run. Events are published by the fleet as state changes; with
+ * `event_store.commit: before_answer` a command answers once they are committed, and is refused
+ * (`StoreUnavailableError`) before it runs while the event store is failing.
  */
 export async function execute<S extends z.ZodType, O>(
   services: AppServices,
@@ -44,11 +46,14 @@ export async function execute<S extends z.ZodType, O>(
     if (error instanceof GatewayError) operation.recordRefusal?.(services, parsed.data, ctx, error);
     throw error;
   }
-  // With coordination, a follower hands a leader-only command to the fleet manager.
-  if (operation.leaderOnly && services.leaderCommands) {
-    return services.leaderCommands.run(operation as Operation<never, O>, parsed.data, authorized);
-  }
-  return operation.run(services, parsed.data, authorized);
+  const run = (): Promise<O> =>
+    // With coordination, a follower hands a leader-only command to the fleet manager.
+    operation.leaderOnly && services.leaderCommands
+      ? services.leaderCommands.run(operation as Operation<never, O>, parsed.data, authorized)
+      : operation.run(services, parsed.data, authorized);
+  // A command's answer (gateway_call's included) waits for its events; a query records nothing.
+  const commits = operation.kind === "command" ? services.commitBeforeAnswer : undefined;
+  return commits ? commits.answer(run) : run();
 }
 
 /**

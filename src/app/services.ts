@@ -3,6 +3,7 @@ import type { CutStyle } from "../domain/truncation/truncate-result.js";
 import type { ApprovalService } from "./approvals/approval-service.js";
 import type { AccessEvents } from "./auth/access-events.js";
 import type { Authorizer } from "./auth/authorizer.js";
+import type { CommitBeforeAnswer } from "./commit-before-answer.js";
 import type { RequestContext } from "./context.js";
 import type { LeaderCommands } from "./coordination/leader-commands.js";
 import type { Leadership } from "./coordination/leadership.js";
@@ -125,6 +126,11 @@ export interface AppServices {
   repositories: StoreRepositories;
   /** Every published event is recorded here (memory when event persistence is off). */
   eventStore: EventStore;
+  /**
+   * `event_store.commit: before_answer` on a durable store: commands and relayed tool calls answer
+   * once their events are committed. Absent: they answer at once.
+   */
+  commitBeforeAnswer?: CommitBeforeAnswer;
   /** The SSRF policy for endpoints registered through REST. */
   endpointGuard: EndpointGuard;
   bus: EventBus;

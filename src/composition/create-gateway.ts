@@ -15,6 +15,7 @@ import { AccessEvents } from "../app/auth/access-events.js";
 import { Authorizer } from "../app/auth/authorizer.js";
 import { CachedApiKeyRepository } from "../app/auth/cached-api-keys.js";
 import { OPERATIONS_BY_NAME } from "../app/catalog.js";
+import { CommitBeforeAnswer } from "../app/commit-before-answer.js";
 import { redactUrl } from "../app/config-state/redact-secrets.js";
 import type { Principal } from "../app/context.js";
 import type { DiscoverySourceFactory } from "../app/discovery/discovery-deps.js";
@@ -405,6 +406,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     discovery: discovery.service,
     endpointGuard,
     eventStore: storage.eventStore,
+    // The memory store loses its events with the process anyway: nothing to wait for.
+    ...(config.event_store.commit === "before_answer" &&
+      storage.eventStore.durable && { commitBeforeAnswer: new CommitBeforeAnswer(storage.eventStore) }),
     repositories,
     continuations,
     bus,

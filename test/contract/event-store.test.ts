@@ -262,6 +262,22 @@ function contract(name: BackendName): void {
     expect(await store.readAll()).toHaveLength(3);
   });
 
+  it("whenCommitted answers true at once when nothing is pending, else once the marked appends are readable", async () => {
+    const store = await open({ batchDelayMs: 60_000, idleCommitAfterMs: Number.POSITIVE_INFINITY });
+    expect(store.whenCommitted(store.appendMark())).toBe(true);
+    store.append("s", [toolEvent(), toolEvent()]);
+    const mark = store.appendMark();
+    store.append("s", [toolEvent()]);
+    // Not hurried by a flush, not held for the minute of batch delay either: a caller waits.
+    const waiting = store.whenCommitted(mark);
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(await waiting).toBe(true);
+    expect((await store.readAll()).length).toBeGreaterThanOrEqual(2);
+    expect(await store.whenCommitted(store.appendMark())).toBe(true);
+    expect(await store.readAll()).toHaveLength(3);
+    expect(store.commitFailure).toBeNull();
+  });
+
   it("writes a partial batch after the short delay without any flush", async () => {
     const store = await open({ batchDelayMs: 5 });
     store.append("s", [toolEvent()]);
@@ -393,6 +409,26 @@ function contract(name: BackendName): void {
       expect(failures[1]!.failure).toMatchObject({ attempt: 2, retryInMs: 100 });
       const all = await store.readAll();
       expect(all.map((e) => e.event.event_id).slice(1)).toEqual(pending.map((e) => e.event_id));
+      expectGapFree(all);
+    },
+  );
+
+  it.skipIf(name === "memory")(
+    "whenCommitted gives up after commitWaitMs while the table is away, says so in commitFailure, and the events are stored once it is back",
+    async () => {
+      const store = await open({ commitWaitMs: 200 });
+      store.append("s", [toolEvent()]);
+      await store.flush();
+      await backend.breakTable!();
+      const pending = toolEvent();
+      store.append("s", [pending]);
+      await expect(store.whenCommitted(store.appendMark())).resolves.toBe(false);
+      expect(store.commitFailure).toMatchObject({ retryInMs: expect.any(Number) });
+      await backend.repairTable();
+      await store.flush();
+      expect(store.commitFailure).toBeNull();
+      const all = await store.readAll();
+      expect(all.map((e) => e.event.event_id)[1]).toBe(pending.event_id);
       expectGapFree(all);
     },
   );

@@ -1,13 +1,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import Database from "better-sqlite3";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type * as OpenSqliteModule from "../../src/adapters/store/sqlite/open-sqlite.js";
 import type * as SqliteEventStoreModule from "../../src/adapters/store/sqlite/sqlite-event-store.js";
 import type { EventStore, StoredEvent } from "../../src/app/ports/event-store.js";
+import { DATABASE_URL, describePostgres } from "../support/backends.js";
+import { serveHttp, writeTempConfig } from "../support/cli.js";
+import { ARITHMETIC } from "../support/gateway.js";
+import { connectHttp, type ToolResult } from "../support/mcp-client.js";
+import { descendants, isAlive } from "../support/processes.js";
 
 // The child and the checks both use the built store, as a deployment would (`npm test` builds first).
 const BUILT_STORE = resolve("dist/adapters/store/sqlite/sqlite-event-store.js");
@@ -107,3 +116,158 @@ describe("a SQLite event store killed with SIGKILL in the middle of a burst of a
     }
   }, 120_000);
 });
+
+/**
+ * The gateway itself (`dist/cli.js serve`) under 16 MCP sessions of gateway_call load, killed with
+ * SIGKILL in the middle of it: with `event_store.commit: before_answer` (the default) every call
+ * a client saw succeed has its ToolInvocationCompleted event in the store reopened afterwards.
+ */
+const SESSIONS = 16;
+/**
+ * Load before the kill: a few seconds, hundreds of calls answered and committed even on a busy
+ * two-core machine (about 50 calls/s there, 1,000 and more on a quiet one).
+ */
+const LOAD_MS = 3_000;
+/** A call not answered within this long is given up (the kill ends every open one at once). */
+const CALL_TIMEOUT_MS = 10_000;
+
+/** The throttles raised out of the way: the load measures the call path, not the rate limit. */
+const LOAD_YAML = `
+rate_limit: {rps: 1000000, burst: 1000000}
+execution: {max_concurrency: 1000, default_mcp_server_concurrency: 1000}
+mcp_servers:
+  math:
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(ARITHMETIC)}]
+`;
+
+interface LoadOutcome {
+  /** call_id of every call whose successful answer reached its client. */
+  acknowledged: string[];
+}
+
+/** One session's calls, one after another, until `stopped()`. */
+async function session(client: Client, stopped: () => boolean, outcome: LoadOutcome): Promise<void> {
+  for (let i = 0; !stopped(); i++) {
+    try {
+      const result = (await client.callTool(
+        {
+          name: "gateway_call",
+          arguments: { calls: [{ mcp_server: "math", tool: "add", arguments: { a: i, b: 1 } }] },
+        },
+        undefined,
+        { timeout: CALL_TIMEOUT_MS },
+      )) as ToolResult;
+      const json = JSON.parse(result.content[0]?.text ?? "{}");
+      if (json.success === true && json.results?.[0]?.success === true) {
+        outcome.acknowledged.push(json.results[0].call_id);
+      }
+    } catch {
+      // In flight at the kill: not acknowledged. The gateway is gone, nothing more to send.
+      if (stopped()) return;
+    }
+  }
+}
+
+/** Serves `yaml`, loads it from 16 sessions, SIGKILLs it mid-load; answers what the clients saw. */
+async function loadUntilKilled(yaml: string): Promise<LoadOutcome> {
+  const gateway = await serveHttp(writeTempConfig(yaml));
+  const clients: Client[] = [];
+  let killed = false;
+  try {
+    for (let i = 0; i < SESSIONS; i++) clients.push(await connectHttp(gateway.baseUrl));
+    const start = (await clients[0]!.callTool({
+      name: "gateway_start",
+      arguments: { mcp_server: "math" },
+    })) as ToolResult;
+    expect(start.content[0]?.text).toContain('"state":"ready"');
+    const outcome: LoadOutcome = { acknowledged: [] };
+    const running = clients.map((client) => session(client, () => killed, outcome));
+    await new Promise((resolveLoad) => setTimeout(resolveLoad, LOAD_MS));
+    // The upstream would outlive its gateway: its pids are taken before the kill, for the clean-up.
+    const upstreams = descendants(gateway.child.pid!);
+    gateway.child.kill("SIGKILL");
+    killed = true;
+    await Promise.all([gateway.exited, ...running]);
+    for (const pid of upstreams) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    // Killed by the test, not ended by a failure of its own before.
+    expect(gateway.child.signalCode).toBe("SIGKILL");
+    return outcome;
+  } finally {
+    if (!killed) gateway.child.kill("SIGKILL");
+    await Promise.allSettled(clients.map((client) => client.close()));
+  }
+}
+
+/** Checks the acknowledged calls against the ToolInvocationCompleted events read back. */
+function expectEveryAcknowledgedRecorded(outcome: LoadOutcome, recorded: readonly string[]): void {
+  // Load reached the gateway (every session calls until the kill, so it died in the middle of it).
+  expect(outcome.acknowledged.length).toBeGreaterThan(SESSIONS);
+  const stored = new Set(recorded);
+  expect(stored.size).toBe(recorded.length);
+  const missing = outcome.acknowledged.filter((id) => !stored.has(id));
+  expect(missing).toEqual([]);
+}
+
+describe("a gateway killed with SIGKILL under 16 sessions of gateway_call load (before_answer)", () => {
+  it("on SQLite: every call a client saw succeed has its event in the file reopened", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "airlock-kill-"));
+    try {
+      const path = join(dir, "airlock.db");
+      const outcome = await loadUntilKilled(
+        `persistence: {backend: sqlite, sqlite: {path: ${JSON.stringify(path)}}}\n${LOAD_YAML}`,
+      );
+      const db = new Database(path);
+      try {
+        expect(db.pragma("integrity_check")).toEqual([{ integrity_check: "ok" }]);
+        const rows = db
+          .prepare("select payload from events where event_type = 'ToolInvocationCompleted'")
+          .all() as { payload: string }[];
+        expectEveryAcknowledgedRecorded(
+          outcome,
+          rows.map((row) => JSON.parse(row.payload).call_id),
+        );
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+await describePostgres(
+  "a gateway killed with SIGKILL under 16 sessions of gateway_call load on PostgreSQL (before_answer)",
+  () => {
+    it("every call a client saw succeed has its event in the schema read back", async () => {
+      const schema = `t_${randomBytes(6).toString("hex")}`;
+      const admin = new pg.Client({ connectionString: DATABASE_URL });
+      await admin.connect();
+      try {
+        await admin.query(`create schema ${schema}`);
+        const url = new URL(DATABASE_URL);
+        const connection = {
+          host: url.hostname,
+          port: Number(url.port || 5432),
+          ...(url.username && { user: decodeURIComponent(url.username) }),
+          ...(url.password && { password: decodeURIComponent(url.password) }),
+          database: decodeURIComponent(url.pathname.slice(1)),
+          // The schema of this test alone: the driver sets it for every connection of the pool.
+          options: `-c search_path=${schema}`,
+        };
+        const outcome = await loadUntilKilled(
+          `persistence: {backend: postgresql, postgresql: ${JSON.stringify(connection)}}\n${LOAD_YAML}`,
+        );
+        const { rows } = await admin.query(
+          `select payload from ${schema}.events where event_type = 'ToolInvocationCompleted'`,
+        );
+        expectEveryAcknowledgedRecorded(
+          outcome,
+          rows.map((row: { payload: string }) => JSON.parse(row.payload).call_id),
+        );
+      } finally {
+        await admin.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
+        await admin.end();
+      }
+    }, 60_000);
+  },
+);

@@ -24,6 +24,14 @@ export const RETRY_INITIAL_MS = 50;
 /** ...up to this, so a recovered database is noticed within a few seconds. */
 export const RETRY_MAX_MS = 5_000;
 /**
+ * How long `whenCommitted` waits before it gives up (resolves false; the events stay queued). A
+ * commit normally takes a few milliseconds; this is long enough to ride out a retried batch or a
+ * short database blip (the same order as the readiness grace of `persistence.readiness_grace_s`,
+ * 5 s by default, and as SQLite's busy timeout), and short enough that a caller whose answer waits
+ * on a database that is away hears so within seconds rather than hanging.
+ */
+export const DEFAULT_COMMIT_WAIT_MS = 5_000;
+/**
  * How long `close()` keeps retrying a failing batch before giving up. A graceful shutdown must end
  * even when the database is gone; the events still queued are then reported in the rejection.
  */
@@ -75,6 +83,8 @@ export interface GroupCommitOptions {
   idleCommitAfterMs?: number;
   /** Longest time `close()` waits for the queue to be written; default {@link DEFAULT_CLOSE_TIMEOUT_MS}. */
   closeTimeoutMs?: number;
+  /** Longest wait of `whenCommitted`; default {@link DEFAULT_COMMIT_WAIT_MS}. */
+  commitWaitMs?: number;
   /** Told about every failed batch attempt (composition logs it); the batch is retried regardless. */
   onError?: (error: unknown, failure: BatchFailure) => void;
 }
@@ -90,12 +100,23 @@ interface FlushWaiter {
   readonly reject: (error: Error) => void;
 }
 
+/** A `whenCommitted` call: no rejection, it resolves false once its deadline passed. */
+interface CommitWaiter {
+  readonly target: number;
+  /** `performance.now()` after which it gives up; waiters are kept in this order. */
+  readonly deadline: number;
+  readonly resolve: (committed: boolean) => void;
+}
+
+const COMMITTED = true as const;
+
 export class BatchingAppender {
   readonly #write: BatchWriter;
   readonly #batchSize: number;
   readonly #batchDelayMs: number;
   readonly #idleCommitAfterMs: number;
   readonly #closeTimeoutMs: number;
+  readonly #commitWaitMs: number;
   readonly #onError: (error: unknown, failure: BatchFailure) => void;
 
   readonly #queue: QueuedGroup[] = [];
@@ -103,6 +124,12 @@ export class BatchingAppender {
   #appendedSeq = 0;
   #committedSeq = 0;
   #waiters: FlushWaiter[] = [];
+  /** In call order, hence in deadline order (one wait length for all). */
+  #commitWaiters: CommitWaiter[] = [];
+  /** Armed for the oldest commit waiter's deadline, at most one at a time. */
+  #expiry: NodeJS.Timeout | undefined;
+  /** While a batch is failing: `performance.now()` of its next attempt; undefined while commits succeed. */
+  #nextAttemptAt: number | undefined;
   #writing = false;
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
@@ -123,6 +150,7 @@ export class BatchingAppender {
     this.#idleCommitAfterMs =
       idle === Number.POSITIVE_INFINITY ? idle : nonNegative(idle, "idleCommitAfterMs");
     this.#closeTimeoutMs = nonNegative(options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, "closeTimeoutMs");
+    this.#commitWaitMs = nonNegative(options.commitWaitMs ?? DEFAULT_COMMIT_WAIT_MS, "commitWaitMs");
     this.#onError = options.onError ?? (() => undefined);
   }
 
@@ -151,6 +179,37 @@ export class BatchingAppender {
     this.#queue.push({ streamId, events: encoded, seq: ++this.#appendedSeq });
     this.#queuedEvents += encoded.length;
     this.#schedule();
+  }
+
+  /**
+   * While a batch is failing (its retry pending or running), how long until its next attempt;
+   * null while batches commit. Cleared by the first batch that commits.
+   */
+  get commitFailure(): { readonly retryInMs: number } | null {
+    if (this.#nextAttemptAt === undefined) return null;
+    return { retryInMs: Math.max(0, this.#nextAttemptAt - performance.now()) };
+  }
+
+  /** A mark of every append so far, for `whenCommitted`. */
+  appendMark(): number {
+    return this.#appendedSeq;
+  }
+
+  /**
+   * `true` at once when every append up to `mark` is committed; else a promise of `true` once it
+   * is, or of `false` once `commitWaitMs` passed first (the events stay queued, nothing is
+   * dropped). Unlike `flush` it starts no write of its own: the batch is written at the end of the
+   * current event-loop turn, or right after the write in progress, so that every caller waiting
+   * meanwhile shares that one commit.
+   */
+  whenCommitted(mark: number): true | Promise<boolean> {
+    if (this.#committedSeq >= mark) return COMMITTED;
+    if (this.#abandoned) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      this.#commitWaiters.push({ target: mark, deadline: performance.now() + this.#commitWaitMs, resolve });
+      this.#armExpiry();
+      this.#schedule();
+    });
   }
 
   /** Resolves once every event appended before the call is committed; starts writing at once. */
@@ -190,6 +249,7 @@ export class BatchingAppender {
     this.#clearTimer();
     this.#wakeRetry?.();
     for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
+    for (const waiter of this.#commitWaiters.splice(0)) waiter.resolve(false);
     throw error;
   }
 
@@ -204,14 +264,18 @@ export class BatchingAppender {
       void this.#drain();
       return;
     }
-    if (this.#timer || this.#immediate) return;
-    if (performance.now() - this.#lastWrittenAt > this.#idleCommitAfterMs) {
+    if (this.#immediate) return;
+    // Someone waits for a commit: at the end of this turn, with whatever else it queued.
+    if (this.#commitWaiters.length > 0 || performance.now() - this.#lastWrittenAt > this.#idleCommitAfterMs) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
       this.#immediate = setImmediate(() => {
         this.#immediate = undefined;
         void this.#drain();
       });
       return;
     }
+    if (this.#timer) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#drain();
@@ -238,8 +302,10 @@ export class BatchingAppender {
         this.#queue.splice(0, batch.length);
         this.#queuedEvents -= countEvents(batch);
         this.#committedSeq = batch[batch.length - 1]!.seq;
+        this.#nextAttemptAt = undefined;
         this.#settleWaiters();
-        if (!this.#urgent()) break;
+        // Appended while that batch was written, by callers who wait: their turn has ended already.
+        if (!this.#urgent() && this.#commitWaiters.length === 0) break;
       }
     } finally {
       this.#writing = false;
@@ -267,6 +333,7 @@ export class BatchingAppender {
       } catch (error) {
         if (this.#abandoned) return false;
         const retryInMs = Math.min(RETRY_INITIAL_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
+        this.#nextAttemptAt = performance.now() + retryInMs;
         try {
           this.#onError(error, {
             attempt,
@@ -291,12 +358,43 @@ export class BatchingAppender {
   }
 
   #settleWaiters(): void {
-    const still: FlushWaiter[] = [];
-    for (const waiter of this.#waiters) {
-      if (waiter.target <= this.#committedSeq) waiter.resolve();
-      else still.push(waiter);
+    if (this.#waiters.length > 0) {
+      const still: FlushWaiter[] = [];
+      for (const waiter of this.#waiters) {
+        if (waiter.target <= this.#committedSeq) waiter.resolve();
+        else still.push(waiter);
+      }
+      this.#waiters = still;
     }
-    this.#waiters = still;
+    if (this.#commitWaiters.length > 0) {
+      // Kept in call order (a mark may be older than a later caller's), for the expiry.
+      const still: CommitWaiter[] = [];
+      for (const waiter of this.#commitWaiters) {
+        if (waiter.target <= this.#committedSeq) waiter.resolve(true);
+        else still.push(waiter);
+      }
+      this.#commitWaiters = still;
+    }
+  }
+
+  /** One timer for every commit waiter: the oldest's deadline comes first (one wait length for all). */
+  #armExpiry(): void {
+    if (this.#expiry || this.#commitWaiters.length === 0) return;
+    const delay = Math.max(0, this.#commitWaiters[0]!.deadline - performance.now());
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#expire();
+    }, delay);
+    // A waiter's deadline must not keep a process alive that has nothing else to do.
+    this.#expiry.unref();
+  }
+
+  #expire(): void {
+    const now = performance.now();
+    let expired = 0;
+    while (expired < this.#commitWaiters.length && this.#commitWaiters[expired]!.deadline <= now) expired++;
+    for (const waiter of this.#commitWaiters.splice(0, expired)) waiter.resolve(false);
+    this.#armExpiry();
   }
 }
 

@@ -48,6 +48,18 @@ export abstract class SqlEventStore implements EventStore {
     return this.#appender.flush();
   }
 
+  appendMark(): number {
+    return this.#appender.appendMark();
+  }
+
+  whenCommitted(mark: number): true | Promise<boolean> {
+    return this.#appender.whenCommitted(mark);
+  }
+
+  get commitFailure(): { readonly retryInMs: number } | null {
+    return this.#appender.commitFailure;
+  }
+
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     return selectStream(this.db, streamId, options);
   }

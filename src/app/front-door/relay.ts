@@ -88,6 +88,8 @@ export class FrontDoorRelay {
   /**
    * `tools/call` of an upstream tool; throws `ToolNotFoundError` for a name the projection lacks, and
    * for a tool a policy or a withdrawal hides from this caller (refused and recorded as such first).
+   * With `event_store.commit: before_answer` it settles once the call's events are committed, and
+   * throws `StoreUnavailableError` (before calling anything while the store is failing).
    */
   async callTool(
     name: string,
@@ -98,6 +100,20 @@ export class FrontDoorRelay {
     const projected = this.projection.find(name);
     if (!projected)
       throw new GatewayError("ToolNotFoundError", `Tool not found: ${name}`, { tool_name: name });
+    // With `event_store.commit: before_answer`, the answer waits for the invocation's events.
+    const commits = this.services.commitBeforeAnswer;
+    return commits
+      ? commits.answer(() => this.relayCall(projected, name, args, extra, call))
+      : this.relayCall(projected, name, args, extra, call);
+  }
+
+  private async relayCall(
+    projected: ProjectedTool,
+    name: string,
+    args: Record<string, unknown>,
+    extra: Params,
+    call: RelayCall,
+  ): Promise<ToolCallResult> {
     const extraParams = this.settings.relayTasks || !extra ? extra : withoutTask(extra);
     let routed = "";
     const { result } = await routeCall(this.services, call.ctx, projected.target, name, args, {

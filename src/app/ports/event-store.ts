@@ -33,7 +33,8 @@ export interface ReadAllOptions {
  *
  * Guaranteed: no accepted event is lost on a graceful `close()` (it flushes first); a failed batch
  * is retried, never dropped, while the store is open; reads see events in commit order.
- * Not guaranteed: that an event is readable immediately after `append` returns (call `flush()`).
+ * Not guaranteed: that an event is readable immediately after `append` returns (call `flush()`, or
+ * `whenCommitted(appendMark())`, which shares its commit with concurrent callers and is bounded).
  */
 export interface EventStore {
   /** True when events survive a restart (sqlite, postgresql); false for memory. */
@@ -47,6 +48,23 @@ export interface EventStore {
   append(streamId: string, events: readonly DomainEvent[]): void;
   /** Resolves once every event appended before the call is committed (it may wait out retries). */
   flush(): Promise<void>;
+  /** A mark of every event appended so far, for `whenCommitted`. A counter read: no I/O. */
+  appendMark(): number;
+  /**
+   * Waits for every event appended up to `mark` to be committed: `true` at once when they already
+   * are, else a promise of `true` once they are, or of `false` once the store's commit wait
+   * (`commitWaitMs`, 5 s by default) passed first. On `false` nothing is dropped: the events stay
+   * queued and are committed once the store can. Unlike `flush` it does not start a write for
+   * its caller alone: the batch is written at the end of the current event-loop turn, or right
+   * after the write in progress, so that every caller waiting meanwhile shares one commit.
+   */
+  whenCommitted(mark: number): true | Promise<boolean>;
+  /**
+   * Null while batches commit. While a batch is failing (waiting for its retry, or retrying), how
+   * long until its next attempt: a caller whose answer needs a commit can refuse at once. Cleared
+   * by the next batch that commits.
+   */
+  readonly commitFailure: { readonly retryInMs: number } | null;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
   /** Flushes, then releases the store. Appends after close are refused (thrown). */

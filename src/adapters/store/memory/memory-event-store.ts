@@ -45,6 +45,18 @@ export class MemoryEventStore implements EventStore {
     return this.#appender.flush();
   }
 
+  appendMark(): number {
+    return this.#appender.appendMark();
+  }
+
+  whenCommitted(mark: number): true | Promise<boolean> {
+    return this.#appender.whenCommitted(mark);
+  }
+
+  get commitFailure(): { readonly retryInMs: number } | null {
+    return this.#appender.commitFailure;
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     const { fromVersion, limit, types } = streamReadOptions(options);
     const rows = this.#log.streams.get(streamId) ?? [];
