@@ -66,6 +66,9 @@ export async function openStorage(config: GatewayConfig, logger: Logger): Promis
         : new (await import("../adapters/store/postgres/postgres-event-store.js")).PostgresEventStore(sql, {
             onError,
           });
+  // Once the database answers again, a batch in its backoff is written at once: until it commits,
+  // calls that must wait for their events are refused (fail-fast), so recovery waits on it.
+  tracker?.onReachable(() => eventStore.retryNow());
   return {
     eventStore,
     repositories,

@@ -190,6 +190,11 @@ export class BatchingAppender {
     return { retryInMs: Math.max(0, this.#nextAttemptAt - performance.now()) };
   }
 
+  /** Cuts short the backoff of a failing batch: it is attempted again at once. */
+  retryNow(): void {
+    this.#wakeRetry?.();
+  }
+
   /** A mark of every append so far, for `whenCommitted`. */
   appendMark(): number {
     return this.#appendedSeq;

@@ -60,6 +60,10 @@ export abstract class SqlEventStore implements EventStore {
     return this.#appender.commitFailure;
   }
 
+  retryNow(): void {
+    this.#appender.retryNow();
+  }
+
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     return selectStream(this.db, streamId, options);
   }

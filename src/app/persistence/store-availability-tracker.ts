@@ -21,6 +21,7 @@ export class StoreAvailabilityTracker implements StoreAvailability, StoreOutcome
   private since: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  private readonly reachableListeners = new Set<() => void>();
 
   constructor(private readonly deps: StoreAvailabilityDeps) {}
 
@@ -30,6 +31,11 @@ export class StoreAvailabilityTracker implements StoreAvailability, StoreOutcome
 
   unreachableSince(): number | null {
     return this.since;
+  }
+
+  onReachable(listener: () => void): () => void {
+    this.reachableListeners.add(listener);
+    return () => this.reachableListeners.delete(listener);
   }
 
   reached(): void {
@@ -42,6 +48,14 @@ export class StoreAvailabilityTracker implements StoreAvailability, StoreOutcome
       { store: this.deps.description, unreachable_for_s: round(downMs / 1000) },
       "store reachable again",
     );
+    for (const listener of this.reachableListeners) {
+      try {
+        listener();
+      } catch (error) {
+        // One listener's failure must not keep the others from hearing the news.
+        this.deps.logger.error({ err: String(error) }, "store-reachable listener failed");
+      }
+    }
   }
 
   unreachable(reason?: string): void {

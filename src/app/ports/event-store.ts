@@ -65,6 +65,12 @@ export interface EventStore {
    * by the next batch that commits.
    */
   readonly commitFailure: { readonly retryInMs: number } | null;
+  /**
+   * The store is known to answer again (its availability probe succeeded): a failing batch is
+   * retried now instead of at the end of its backoff, which can be seconds away. No effect while
+   * batches commit.
+   */
+  retryNow(): void;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
   /** Flushes, then releases the store. Appends after close are refused (thrown). */

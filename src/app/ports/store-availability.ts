@@ -32,4 +32,9 @@ export interface StoreAvailability {
   readonly description: string;
   /** Monotonic ms since which the store has been unreachable without interruption; null while reachable. */
   unreachableSince(): number | null;
+  /**
+   * Calls `listener` each time the store turns reachable again after being unreachable (for
+   * example to retry what waits on it at once); answers the function that removes it.
+   */
+  onReachable(listener: () => void): () => void;
 }

@@ -41,6 +41,7 @@ function storeWithSwitch(commitWaitMs: number) {
     get commitFailure() {
       return appender.commitFailure;
     },
+    retryNow: () => appender.retryNow(),
     readStream: async () => [],
     readAll: async () => [],
     close: () => appender.close(),

@@ -39,6 +39,27 @@ describe("the store availability tracker", () => {
     expect(availability.unreachableSince()).toBeNull();
   });
 
+  it("tells its listeners once each time the store turns reachable again, not on every answered query", () => {
+    const availability = tracker(() => Promise.reject(new Error("down")), new ManualClock(), 60_000);
+    let told = 0;
+    const remove = availability.onReachable(() => {
+      told += 1;
+    });
+    availability.onReachable(() => {
+      throw new Error("a failing listener");
+    });
+    availability.reached();
+    expect(told).toBe(0);
+    availability.unreachable();
+    availability.reached();
+    availability.reached();
+    expect(told).toBe(1);
+    remove();
+    availability.unreachable();
+    availability.reached();
+    expect(told).toBe(1);
+  });
+
   it("probes while the store is unreachable, notices its return without traffic, then stops probing", async () => {
     let up = false;
     let probes = 0;

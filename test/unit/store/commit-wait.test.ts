@@ -130,6 +130,26 @@ describe("BatchingAppender.whenCommitted", () => {
     await appender.close();
   });
 
+  it("retries a failing batch at once on retryNow instead of at the end of its backoff", async () => {
+    const writer = recordingWriter();
+    writer.fail = true;
+    let attempts = 0;
+    const appender = new BatchingAppender(writer.write, { onError: () => (attempts += 1) });
+    const committed = finishCall(appender);
+    // Let the backoff grow to seconds: the fifth failure waits 800 ms, the next ones longer.
+    while (attempts < 5) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      appender.retryNow();
+    }
+    writer.fail = false;
+    const began = performance.now();
+    appender.retryNow();
+    await expect(committed).resolves.toBe(true);
+    expect(performance.now() - began).toBeLessThan(400);
+    expect(appender.commitFailure).toBeNull();
+    await appender.close();
+  });
+
   it("gives up on each waiter at its own deadline, oldest first", async () => {
     const writer = recordingWriter();
     writer.fail = true;

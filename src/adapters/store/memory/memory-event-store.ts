@@ -57,6 +57,10 @@ export class MemoryEventStore implements EventStore {
     return this.#appender.commitFailure;
   }
 
+  retryNow(): void {
+    this.#appender.retryNow();
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     const { fromVersion, limit, types } = streamReadOptions(options);
     const rows = this.#log.streams.get(streamId) ?? [];
