@@ -117,9 +117,22 @@ async function serveOverHttp(
   return 0;
 }
 
+/**
+ * How often, while the HTTP server closes, the connections that went idle since are closed. Node
+ * closes those idle when the close begins; one whose answer was still being written (a call whose
+ * answer waits for its commit, say) goes idle a moment later and would otherwise hold the close open
+ * until its keep-alive timeout (`http.keep_alive_timeout_s`, 72 s by default).
+ */
+const IDLE_SWEEP_MS = 100;
+
 /** Stops accepting and waits for in-flight requests: unbounded unless `http.graceful_shutdown_timeout_s`. */
 async function closeHttp(app: FastifyInstance, timeoutS: number | null): Promise<void> {
-  await boundedWait(app.close(), timeoutS);
+  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+  try {
+    await boundedWait(app.close(), timeoutS);
+  } finally {
+    clearInterval(sweep);
+  }
 }
 
 /** Waits for `done`, or `timeoutS` seconds when given (`http.graceful_shutdown_timeout_s`). */
