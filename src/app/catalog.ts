@@ -149,7 +149,7 @@ export interface ToolExposure {
   readonly frontDoor: boolean;
 }
 
-const mcpServerParam = z.object({ mcp_server: z.string().min(1).describe("MCP server (or group) id") });
+const mcpServerParam = z.strictObject({ mcp_server: z.string().min(1).describe("MCP server (or group) id") });
 
 function expose(
   name: string,

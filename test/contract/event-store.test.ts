@@ -226,6 +226,10 @@ function contract(name: BackendName): void {
     expect(even.map((e) => e.position)).toEqual([5, 7, 9, 11]);
     expect(await store.readStream("even", { fromVersion: 60 })).toHaveLength(6);
     expect(await store.readStream("odd")).toHaveLength(65);
+    // Beyond any version a stream can reach (and beyond what PostgreSQL's integer column compares with).
+    expect(await store.readStream("even", { fromVersion: 2 ** 31 })).toEqual([]);
+    expect(await store.readStream("even", { fromVersion: Number.MAX_SAFE_INTEGER })).toEqual([]);
+    expect(await store.readAll({ fromPosition: Number.MAX_SAFE_INTEGER })).toEqual([]);
   });
 
   it("filters a stream by type without counting the skipped events towards the limit", async () => {

@@ -259,15 +259,26 @@ describe("API keys", () => {
     expect(res.json()).toEqual({ principal_id: null, keys: [], total: 0, active: 0 });
   });
 
-  it("refuses include_revoked other than true or false with 400 invalid_query", async () => {
-    for (const value of ["maybe", "yes", "1", "TRUE"]) {
+  it("refuses include_revoked that is no boolean word with 400 invalid_query", async () => {
+    for (const value of ["maybe", "2", "truthy", "nope"]) {
       const res = await inject("GET", `/auth/keys?principal_id=erin&include_revoked=${value}`);
       expect([value, res.statusCode, res.json()]).toEqual([
         value,
         400,
-        { error: "invalid_query", detail: "include_revoked must be true or false" },
+        { error: "invalid_query", detail: "include_revoked must be true or false (or 1/0, yes/no, on/off)" },
       ]);
     }
+  });
+
+  it("reads include_revoked in any case and as 1/0, yes/no, on/off", async () => {
+    const count = async (value: string) =>
+      (await inject("GET", `/auth/keys?principal_id=erin&include_revoked=${value}`)).json().total;
+    const all = await count("true");
+    const active = await count("false");
+    for (const value of ["TRUE", "True", "1", "yes", "on"])
+      expect([value, await count(value)]).toEqual([value, all]);
+    for (const value of ["FALSE", "False", "0", "no", "off"])
+      expect([value, await count(value)]).toEqual([value, active]);
   });
 
   it("DELETE /auth/keys/{key_id} revokes with the caller as actor and the reason", async () => {

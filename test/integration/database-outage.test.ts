@@ -139,7 +139,8 @@ await describePostgres("a gateway on PostgreSQL that loses its database under MC
         await sleep(20);
       }
     });
-    await sleep(800);
+    // Under way before the drop: every client has had a call answered (the first one starts the server).
+    await waitFor(() => outcomes.filter((o) => o.ok && o.tool === "gateway_call").length >= CLIENTS, 15_000);
     expect((await get("/health/ready")).status).toBe(200);
 
     const dropAt = performance.now();

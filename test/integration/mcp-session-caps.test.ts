@@ -120,7 +120,7 @@ describe("session caps with authentication on", () => {
     expect(refusal?.status).toBe(429);
     expect(refusal?.body).toEqual({
       jsonrpc: "2.0",
-      id: null,
+      id: 1,
       error: {
         code: -32000,
         message: expect.stringContaining(

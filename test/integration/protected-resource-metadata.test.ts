@@ -25,7 +25,7 @@ async function appWith(
 ): Promise<FastifyInstance> {
   const app = Fastify();
   apps.push(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { debug() {}, info() {}, warn() {}, error() {} });
   protectedResourceRoutes(app, metadata);
   await app.ready();
   return app;

@@ -82,12 +82,12 @@ describe("API keys", () => {
     expect((await keysOf("pat")).active).toBe(1);
   });
 
-  it("read include_revoked as true or false only", async () => {
-    expect((await send("GET", "/auth/keys?principal_id=pat&include_revoked=false")).statusCode).toBe(200);
-    const bad = await send("GET", "/auth/keys?principal_id=pat&include_revoked=yes");
+  it("read include_revoked as a boolean word only", async () => {
+    expect((await send("GET", "/auth/keys?principal_id=pat&include_revoked=False")).statusCode).toBe(200);
+    const bad = await send("GET", "/auth/keys?principal_id=pat&include_revoked=maybe");
     expect([bad.statusCode, bad.json()]).toEqual([
       400,
-      { error: "invalid_query", detail: "include_revoked must be true or false" },
+      { error: "invalid_query", detail: "include_revoked must be true or false (or 1/0, yes/no, on/off)" },
     ]);
   });
 });
@@ -135,13 +135,13 @@ describe("roles and assignments", () => {
     expect(await roles()).toBe(1);
   });
 
-  it("read include_builtin as true or false only", async () => {
-    const custom = (await send("GET", "/auth/roles/all?include_builtin=false")).json();
+  it("read include_builtin as a boolean word only", async () => {
+    const custom = (await send("GET", "/auth/roles/all?include_builtin=0")).json();
     expect(custom.roles.map((role: { role_name: string }) => role.role_name)).toEqual(["ops"]);
-    const bad = await send("GET", "/auth/roles/all?include_builtin=0");
+    const bad = await send("GET", "/auth/roles/all?include_builtin=yes-please");
     expect([bad.statusCode, bad.json()]).toEqual([
       400,
-      { error: "invalid_query", detail: "include_builtin must be true or false" },
+      { error: "invalid_query", detail: "include_builtin must be true or false (or 1/0, yes/no, on/off)" },
     ]);
   });
 

@@ -245,4 +245,34 @@ describe("management tools share the operations' inputs", () => {
     expect(text).toBe(`Error executing tool gateway_start: invalid_warm: warm ${UNKNOWN_FIELD_RULE}`);
     expect((await read("/api/mcp_servers/ctl")).state).toBe("cold");
   });
+
+  it("refuse gateway_tools' inner start flag, which is no parameter of the tool", async () => {
+    const { isError, text } = await callJson(client, "gateway_tools", { mcp_server: "ctl", start: false });
+    expect(isError).toBe(true);
+    expect(text).toBe(`Error executing tool gateway_tools: invalid_start: start ${UNKNOWN_FIELD_RULE}`);
+  });
+
+  it("refuse a gateway_call argument, or a field of one call, that gateway_call does not take", async () => {
+    const call = { mcp_server: "ctl", tool: "echo", arguments: { text: "x" } };
+    const batch = await callJson(client, "gateway_call", { calls: [call], bogus: 1 });
+    expect(batch.isError).toBe(true);
+    expect(batch.text).toContain(`invalid_bogus: bogus ${UNKNOWN_FIELD_RULE}`);
+    const inner = await callJson(client, "gateway_call", { calls: [{ ...call, extra: 1 }] });
+    expect(inner.json).toMatchObject({
+      success: false,
+      validation_errors: [{ index: 0, field: "extra", message: `extra ${UNKNOWN_FIELD_RULE}` }],
+    });
+    expect((await read("/api/mcp_servers/ctl")).state).toBe("cold");
+  });
+
+  it("advertise every management tool's parameters as closed (additionalProperties false)", async () => {
+    const { tools } = await client.listTools();
+    const open = tools
+      .filter((tool) => tool.name.startsWith("gateway_"))
+      .filter(
+        (tool) => (tool.inputSchema as { additionalProperties?: unknown }).additionalProperties !== false,
+      )
+      .map((tool) => tool.name);
+    expect(open).toEqual([]);
+  });
 });

@@ -67,13 +67,20 @@ export function withoutStored(batch: readonly AppendGroup[], stored: ReadonlySet
   }));
 }
 
+/**
+ * The highest stream version a row can hold (`stream_version` is a 32-bit integer column). A read
+ * from beyond it finds nothing, and is not sent: PostgreSQL refuses to compare the column with a
+ * larger number.
+ */
+const MAX_STREAM_VERSION = 2 ** 31 - 1;
+
 export async function selectStream(
   db: Kysely<EventTables>,
   streamId: string,
   options: ReadStreamOptions = {},
 ): Promise<StoredEvent[]> {
   const { fromVersion, limit, types } = streamReadOptions(options);
-  if (limit === 0 || types?.length === 0) return [];
+  if (limit === 0 || types?.length === 0 || fromVersion > MAX_STREAM_VERSION) return [];
   let query = db
     .selectFrom("events")
     .select(["position", "stream_id", "stream_version", "payload"])

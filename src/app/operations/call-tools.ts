@@ -9,6 +9,7 @@ import type { ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
 import type { AppServices } from "../services.js";
 import { truncateOutcomes } from "../truncation/truncate-outcomes.js";
+import { UNKNOWN_FIELD_RULE } from "../validation.js";
 
 /** Decisions "gateway_call": per-call timeout clamp, batch size and result caps. */
 export const CALL_TIMEOUT_MIN_S = 1;
@@ -22,7 +23,7 @@ const clampTimeout = (seconds: number) => Math.min(CALL_TIMEOUT_MAX_S, Math.max(
 
 const clampInt = (min: number, max: number) => (n: number) => Math.min(max, Math.max(min, Math.trunc(n)));
 
-const callSpec = z.object({
+const callSpec = z.strictObject({
   mcp_server: z.string().min(1).describe("MCP server (or group) id"),
   tool: z.string().min(1).describe("Tool name on that server"),
   arguments: z.record(z.string(), z.unknown()).default({}).describe("Tool arguments (an object)"),
@@ -35,7 +36,7 @@ type CallSpec = z.output<typeof callSpec>;
  * Out-of-range numbers are clamped rather than refused (decisions "gateway_call"); the calls are
  * checked one by one in `run` so that every problem is reported at once, by index and field.
  */
-export const callToolsInput = z.object({
+export const callToolsInput = z.strictObject({
   calls: z.array(z.unknown()).describe("1-100 calls, each {mcp_server, tool, arguments?, timeout?}"),
   max_concurrency: z.number().default(10).transform(clampInt(1, 50)).describe("Calls run at once (1-50)"),
   timeout: z.number().default(DEFAULT_TIMEOUT_S).describe("Seconds per call, clamped to 1-300"),
@@ -48,7 +49,7 @@ export const callToolsInput = z.object({
 });
 
 /** The parameters as advertised to MCP clients: the complete shape, with its documented ranges. */
-export const callToolsParams = z.object({
+export const callToolsParams = z.strictObject({
   calls: z.array(callSpec).min(1).max(MAX_CALLS_PER_BATCH).describe("1-100 calls, run concurrently"),
   max_concurrency: z
     .number()
@@ -361,6 +362,12 @@ function validateCalls(
     const parsed = callSpec.safeParse(entry);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
+      if (issue?.code === "unrecognized_keys") {
+        // A field no call takes is named, as everywhere else (`calls[i].<key>`).
+        const key = issue.keys[0] ?? "call";
+        issues.push({ index, field: key, message: `${key} ${UNKNOWN_FIELD_RULE}` });
+        return;
+      }
       const field = issue?.path.join(".") || "call";
       issues.push({ index, field, message: callIssueMessage(field, entry) });
       return;

@@ -93,7 +93,7 @@ export async function buildHttpApp(
     clientErrorHandler,
     ...(options.timeouts && serverTimeouts(options.timeouts)),
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, services.logger);
   registerJsonBody(app, options.maxJsonDepth);
   if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
   registerRequestMetrics(app, services);

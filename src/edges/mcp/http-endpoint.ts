@@ -14,6 +14,7 @@ import type {
   onRequestHookHandler,
 } from "fastify";
 import type { Principal, RequestContext } from "../../app/context.js";
+import type { Logger } from "../../app/ports/logger.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import type { AppServices } from "../../app/services.js";
 import { GatewayError } from "../../domain/errors.js";
@@ -26,6 +27,7 @@ import {
   type HttpAuthentication,
   sendAuthenticationFailure,
 } from "../http/plugins/authentication.js";
+import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer } from "./management-server.js";
@@ -149,9 +151,8 @@ export class McpHttpEndpoint {
       if (refusal) reply.status(403).send(rpcError(-32000, refusal));
       else done();
     };
-    app.post(path, { onRequest, errorHandler: transportErrors }, (request, reply) =>
-      this.handlePost(request, reply),
-    );
+    const errorHandler = transportErrors(this.services.logger);
+    app.post(path, { onRequest, errorHandler }, (request, reply) => this.handlePost(request, reply));
     app.delete(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
     if (this.options.serverStream) {
       app.get(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
@@ -175,7 +176,7 @@ export class McpHttpEndpoint {
       return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
     }
     const slot = this.caps.reserve(caller.principal);
-    if (slot instanceof GatewayError) return refuse(reply, slot);
+    if (slot instanceof GatewayError) return refuse(reply, slot, body);
     const key = randomUUID();
     const identity = { caller };
     let opened = false;
@@ -266,9 +267,12 @@ export class McpHttpEndpoint {
       session = typeof id === "string" ? await this.find(id, caller, request.method === "DELETE") : undefined;
     } catch (error) {
       // A session held elsewhere that a cap keeps from being rebuilt here: it stays open, retry later.
-      if (error instanceof GatewayError && error.type === "SessionLimitExceeded") return refuse(reply, error);
+      if (error instanceof GatewayError && error.type === "SessionLimitExceeded") {
+        return refuse(reply, error, request.body);
+      }
       this.services.logger.error({ err: String(error) }, "MCP session store unavailable");
-      return sendUnavailable(reply, error, "Session store unavailable");
+      if (storeUnavailable(error)) return refuse(reply, error, request.body);
+      return reply.status(503).send(rpcError(-32000, "Session store unavailable"));
     }
     // Another principal must not learn that the session exists, let alone use it.
     if (!session || typeof id !== "string" || caller.principal.id !== session.identity.caller.principal.id) {
@@ -456,14 +460,18 @@ function rpcError(code: number, message: string) {
 }
 
 /**
- * A session cap reached: 429 with a JSON-RPC error object, as a stream cap answers, its `data`
- * naming the error type and the cap (`details.cap`, `details.limit`).
+ * A request the endpoint refuses itself (a session cap: 429, as a stream cap answers; the store
+ * away: 503): the error's status and a JSON-RPC error whose `data` names the error type and its
+ * details (`details.cap` and `details.limit`, or `details.store` and `details.retry_after`), for
+ * the request's id when it can be read, with `Retry-After` when the error knows when to come back.
  */
-function refuse(reply: FastifyReply, error: GatewayError): FastifyReply {
+function refuse(reply: FastifyReply, error: GatewayError, body: unknown): FastifyReply {
+  const retryAfter = error.details?.retry_after;
+  if (typeof retryAfter === "number") reply.header("Retry-After", String(Math.ceil(retryAfter)));
   return reply.status(error.status).send({
     jsonrpc: "2.0",
     error: { code: -32000, message: error.message, data: { error_type: error.type, details: error.details } },
-    id: null,
+    id: readableRequestId(body),
   });
 }
 
@@ -472,37 +480,32 @@ function refuse(reply: FastifyReply, error: GatewayError): FastifyReply {
  * deeper than `http.max_json_depth`, 400 with -32600 and the request's id), answered as a JSON-RPC
  * error object, as the MCP SDK's transport would, rather than in REST's flat shape.
  */
-function transportErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof BodyTooDeep) {
-    reply.status(400).send({
-      jsonrpc: "2.0",
-      error: { code: -32600, message: `Invalid Request: message has ${jsonDepthRefusal(error.maxDepth)}` },
-      id: readableRequestId(error.parsed),
-    });
-    return;
-  }
-  if (storeUnavailable(error)) {
-    // Authentication could not read the key or the session store: the database is away, retry later.
-    sendUnavailable(reply, error, error.message);
-    return;
-  }
-  const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
-  if (status === 500) request.log.error({ err: error }, "MCP request failed");
-  const message =
-    status === 413
-      ? "Request body too large: 4 MiB at most"
-      : status < 500
-        ? "Bad Request: the request could not be read"
-        : "Internal error";
-  reply.status(status).send(rpcError(-32000, message));
-}
-
-/** 503 with a JSON-RPC error object, and `Retry-After` when the failure knows when to come back. */
-function sendUnavailable(reply: FastifyReply, error: unknown, message: string): FastifyReply {
-  const retryAfter = storeUnavailable(error) ? error.details?.retry_after : undefined;
-  if (typeof retryAfter === "number") reply.header("Retry-After", String(Math.ceil(retryAfter)));
-  return reply.status(503).send(rpcError(-32000, message));
-}
+const transportErrors =
+  (logger: Logger) =>
+  (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    if (error instanceof BodyTooDeep) {
+      reply.status(400).send({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: `Invalid Request: message has ${jsonDepthRefusal(error.maxDepth)}` },
+        id: readableRequestId(error.parsed),
+      });
+      return;
+    }
+    if (storeUnavailable(error)) {
+      // Authentication could not read the key or the session store: the database is away, retry later.
+      refuse(reply, error, request.body);
+      return;
+    }
+    const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) logger.error({ ...requestFields(request), err: error }, "MCP request failed");
+    const message =
+      status === 413
+        ? "Request body too large: 4 MiB at most"
+        : status < 500
+          ? "Bad Request: the request could not be read"
+          : "Internal error";
+    reply.status(status).send(rpcError(-32000, message));
+  };
 
 /** The shared store could not be reached (the database is away), as opposed to any other failure. */
 function storeUnavailable(error: unknown): error is GatewayError {

@@ -11,6 +11,7 @@ import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
 import { execute, recordEdgeRefusal } from "../../app/execute.js";
 import type { AppServices } from "../../app/services.js";
+import { zodValidation } from "../../app/validation.js";
 import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
 import { checkParamHeaders } from "./param-headers.js";
 import { callerAccess, egressRefusal } from "./tool-visibility.js";
@@ -35,6 +36,12 @@ export async function callManagementTool(
   ctx: RequestContext,
 ): Promise<ToolResultPayload> {
   try {
+    // A tool whose parameters differ from its operation's input checks them first: what `toInput`
+    // adds (gateway_tools' `start`) is not an argument the caller may give.
+    if (exposure.toInput) {
+      const checked = exposure.params.safeParse(args);
+      if (!checked.success) throw zodValidation(checked.error);
+    }
     const input = exposure.toInput ? exposure.toInput(args) : args;
     const resourceId = namedResource(args);
     return toolSuccess(

@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Logger } from "../../../app/ports/logger.js";
 import {
   type ErrorType,
   GatewayError,
@@ -40,7 +41,7 @@ const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
  * names only their type), handler checks as flat `{error:'<code>', detail}`, anything else as a bare
  * 500 that reveals nothing.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((error: unknown, request, reply) => {
     if (error instanceof GatewayError && REST_VISIBLE.has(error.type)) {
       // A refusal that knows when to come back says so (rate limit, store away, session cap).
@@ -57,7 +58,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof GatewayError) {
       // "Any other" (spec 2 §7): 500 with the generic message; the body still names the exception
       // type, as every domain error body does, and nothing more.
-      request.log.warn({ error_type: error.type, message: error.message }, "request failed");
+      logger.warn(
+        { ...requestFields(request), error_type: error.type, message: error.message },
+        "request failed",
+      );
       return reply
         .status(500)
         .send({ error: { code: error.type, message: INTERNAL_ERROR_MESSAGE, details: null } });
@@ -68,7 +72,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         .status(fastifyError.statusCode)
         .send({ error: "invalid_body", detail: fastifyError.message ?? "invalid request" });
     }
-    request.log.error({ err: error }, "request failed");
+    logger.error({ ...requestFields(request), err: error }, "request failed");
     return reply
       .status(500)
       .send({ error: { code: "InternalServerError", message: INTERNAL_ERROR_MESSAGE, details: null } });
@@ -79,6 +83,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
       .status(404)
       .send({ error: "not_found", detail: `No route for ${request.method} ${request.url.split("?")[0]}` });
   });
+}
+
+/**
+ * What a log line says of the request that failed: its method and route, never its query or body
+ * (either may carry a secret).
+ */
+export function requestFields(request: FastifyRequest): Record<string, unknown> {
+  return { method: request.method, route: request.routeOptions.url ?? request.url.split("?")[0] };
 }
 
 /** Longest path parameter the router reads (a session id is 1-128 characters, spec 1). */

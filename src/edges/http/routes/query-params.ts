@@ -35,11 +35,28 @@ export function integerQuery(query: Query, name: string): number | undefined {
   return Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, Number(text)));
 }
 
-/** A boolean query parameter: `true` or `false`, absent when not given, else 400 `invalid_query`. */
+/**
+ * The words a boolean query parameter may be written with, in any case (**decided**: as common
+ * HTTP frameworks read them, so `False` from a client that writes booleans capitalised is false).
+ */
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  "1": true,
+  "0": false,
+  yes: true,
+  no: false,
+  on: true,
+  off: false,
+};
+
+/** A boolean query parameter (see `BOOLEAN_WORDS`), absent when not given, else 400 `invalid_query`. */
 export function booleanQuery(query: Query, name: string): boolean | undefined {
   const text = given(query, name);
   if (text === undefined) return undefined;
-  if (text === "true") return true;
-  if (text === "false") return false;
-  throw new RequestRejected(400, INVALID_QUERY, `${name} must be true or false`);
+  const value = BOOLEAN_WORDS[text.toLowerCase()];
+  if (value === undefined) {
+    throw new RequestRejected(400, INVALID_QUERY, `${name} must be true or false (or 1/0, yes/no, on/off)`);
+  }
+  return value;
 }
