@@ -5,18 +5,14 @@
  * approval routes' flat `{error}` bodies (400 for a bad decision, 422 for an unknown field).
  */
 import { createHmac } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalRecord } from "../../src/app/ports/approval-repository.js";
 import { UNKNOWN_FIELD_RULE } from "../../src/app/validation.js";
-import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
-import { loadConfig } from "../../src/config/load.js";
-import { ARITHMETIC, CONTROLLABLE, TEXT } from "../support/gateway.js";
+import type { Gateway } from "../../src/composition/create-gateway.js";
+import { ARITHMETIC, CONTROLLABLE, type FileGateway, startFileGateway, TEXT } from "../support/gateway.js";
 
 const SIGNING_SECRET = "webhook-signing-secret-0123456789";
 
@@ -30,39 +26,25 @@ mcp_servers:
     tools: {approval_list: [echo]}
 `;
 
-let dir: string;
+let gw: FileGateway;
 let path: string;
 let gateway: Gateway;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "airlock-strict-bodies-"));
-  path = join(dir, "config.yaml");
-  const yaml = `config_reload: {enabled: false}
+  gw = await startFileGateway(
+    (dir) => `config_reload: {enabled: false}
 discovery:
   enabled: true
   refresh_interval_s: 3600
   sources:
     - {type: filesystem, mode: additive, path: ${JSON.stringify(join(dir, "servers.d"))}}
-${SERVERS}`;
-  writeFileSync(path, yaml);
-  const loaded = loadConfig({ cliPath: path, env: { PATH: process.env.PATH, MCP_CONFIG: path } });
-  gateway = await createGateway({
-    config: loaded.config,
-    env: loaded.env,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-    configDir: dir,
-    configPath: path,
-    environment: { PATH: process.env.PATH },
-  });
-  app = await gateway.http();
+${SERVERS}`,
+  );
+  ({ path, gateway, app } = gw);
 });
 afterAll(async () => {
-  await app?.close();
-  await gateway?.shutdown();
-  rmSync(dir, { recursive: true, force: true });
+  await gw?.close();
 });
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
