@@ -1,33 +1,43 @@
 import { describe, expect, it } from "vitest";
-import { BatchingAppender } from "../../../src/adapters/store/batching-appender.js";
+import type { AppendGroup } from "../../../src/adapters/store/batching-appender.js";
+import { GroupCommitEventStore } from "../../../src/adapters/store/group-commit-event-store.js";
 import { CommitBeforeAnswer } from "../../../src/app/commit-before-answer.js";
 import type { EventStore } from "../../../src/app/ports/event-store.js";
 import { GatewayError } from "../../../src/domain/errors.js";
 import type { DomainEvent } from "../../../src/domain/events.js";
 import { completedEvent, recordingWriter } from "../../support/event-appends.js";
 
+/** An event store whose commits are the real group commit, onto a recording writer. */
+class RecordingEventStore extends GroupCommitEventStore {
+  readonly durable = true;
+
+  constructor(
+    private readonly writer: ReturnType<typeof recordingWriter>,
+    commitWaitMs: number,
+  ) {
+    super({ commitWaitMs });
+  }
+
+  protected writeBatch(batch: readonly AppendGroup[]): Promise<void> {
+    return this.writer.write(batch);
+  }
+
+  async readStream() {
+    return [];
+  }
+
+  async readAll() {
+    return [];
+  }
+}
+
 /**
- * An event store whose commits are the real group commit, onto a database the test can take away
- * (`db.fail`); `db.batches` holds what was committed.
+ * An event store onto a database the test can take away (`db.fail`); `db.batches` holds what was
+ * committed.
  */
 function storeWithSwitch(commitWaitMs: number) {
   const db = recordingWriter();
-  const appender = new BatchingAppender(db.write, { commitWaitMs });
-  const store: EventStore = {
-    durable: true,
-    append: (stream, events) => appender.append(stream, events),
-    flush: () => appender.flush(),
-    appendMark: () => appender.appendMark(),
-    whenCommitted: (mark) => appender.whenCommitted(mark),
-    get commitFailure() {
-      return appender.commitFailure;
-    },
-    retryNow: () => appender.retryNow(),
-    readStream: async () => [],
-    readAll: async () => [],
-    close: () => appender.close(),
-  };
-  return { store, db, appender };
+  return { store: new RecordingEventStore(db, commitWaitMs), db };
 }
 
 /** Work that records one event, as a tool call does when it ends, and answers `value`. */
@@ -64,7 +74,7 @@ describe("CommitBeforeAnswer", () => {
   });
 
   it("answers StoreUnavailableError once the commit wait ran out, and the event is recorded once the store is back", async () => {
-    const { store, db, appender } = storeWithSwitch(100);
+    const { store, db } = storeWithSwitch(100);
     const gate = new CommitBeforeAnswer(store);
     db.fail = true;
     const id: { value?: string } = {};
@@ -77,12 +87,12 @@ describe("CommitBeforeAnswer", () => {
     expect((refused as GatewayError).details?.retry_after).toBeGreaterThanOrEqual(1);
     expect(db.batches.flat()).toEqual([]);
     db.fail = false;
-    await appender.flush();
+    await store.flush();
     expect(db.batches.flat()).toEqual([id.value]);
   });
 
   it("refuses before the work starts while the store is known to be failing", async () => {
-    const { store, db, appender } = storeWithSwitch(50);
+    const { store, db } = storeWithSwitch(50);
     const gate = new CommitBeforeAnswer(store);
     db.fail = true;
     await expect(gate.answer(callRecording(store, {}))).rejects.toMatchObject({
@@ -98,7 +108,7 @@ describe("CommitBeforeAnswer", () => {
     expect(ran).toBe(false);
     // Back: the queued event commits at its next retry, and work runs again.
     db.fail = false;
-    await appender.flush();
+    await store.flush();
     await expect(gate.answer(async () => "ran")).resolves.toBe("ran");
   });
 });
