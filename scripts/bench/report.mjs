@@ -25,6 +25,22 @@ const fixed = (value, digits) => (value === null || value === undefined ? null :
 const signed = (value) => (value === null ? "-" : `${value >= 0 ? "+" : ""}${value.toFixed(2)}`);
 const ratio = (a, b) => (a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000);
 
+/** One row of the table: `label`, then the figures of one workload's run `s`. */
+function workloadRow(label, s) {
+  const cpu = s.cpu_ms_per_call;
+  return row([
+    label,
+    `${s.sessions}x${s.calls / s.sessions}`,
+    s.calls,
+    s.errors,
+    fixed(s.calls_per_s, 1),
+    fixed(s.latency_ms.p50, 2),
+    fixed(s.latency_ms.p99, 2),
+    cpu ? `${fixed(cpu.server, 3) ?? "?"} + ${fixed(cpu.client, 3) ?? "?"}` : null,
+    cpu ? fixed(cpu.server_alone, 3) : null,
+  ]);
+}
+
 const WORKLOADS = [
   ["sequential", "1x"],
   ["concurrent", "16x"],
@@ -139,20 +155,7 @@ export function formatReport(results) {
     for (const t of Object.values(targets)) {
       for (const [workload, short] of WORKLOADS) {
         const s = t[workload];
-        const cpu = s.cpu_ms_per_call;
-        lines.push(
-          row([
-            t.label,
-            `${s.sessions}x${s.calls / s.sessions}`,
-            s.calls,
-            s.errors,
-            fixed(s.calls_per_s, 1),
-            fixed(s.latency_ms.p50, 2),
-            fixed(s.latency_ms.p99, 2),
-            cpu ? `${fixed(cpu.server, 3) ?? "?"} + ${fixed(cpu.client, 3) ?? "?"}` : null,
-            cpu ? fixed(cpu.server_alone, 3) : null,
-          ]),
-        );
+        lines.push(workloadRow(t.label, s));
         if (s.first_error) lines.push(`  first error (${short}): ${s.first_error}`);
       }
     }
@@ -228,21 +231,7 @@ function formatCommit(commit) {
   ];
   for (const run of commit.runs) {
     for (const [workload] of WORKLOADS) {
-      const s = run[workload];
-      const cpu = s.cpu_ms_per_call;
-      lines.push(
-        row([
-          `${run.backend} ${run.commit} #${run.round}`,
-          `${s.sessions}x${s.calls / s.sessions}`,
-          s.calls,
-          s.errors,
-          fixed(s.calls_per_s, 1),
-          fixed(s.latency_ms.p50, 2),
-          fixed(s.latency_ms.p99, 2),
-          cpu ? `${fixed(cpu.server, 3) ?? "?"} + ${fixed(cpu.client, 3) ?? "?"}` : null,
-          cpu ? fixed(cpu.server_alone, 3) : null,
-        ]),
-      );
+      lines.push(workloadRow(`${run.backend} ${run.commit} #${run.round}`, run[workload]));
     }
   }
   lines.push("before_answer against after_answer (means of the rounds):");

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BatchFailure, GroupCommitOptions } from "../../src/adapters/store/batching-appender.js";
 import { MemoryEventLog, MemoryEventStore } from "../../src/adapters/store/memory/memory-event-store.js";
@@ -12,7 +11,13 @@ import { openPostgresEventStore } from "../../src/adapters/store/postgres/postgr
 import { openSqliteEventStore } from "../../src/adapters/store/sqlite/sqlite-event-store.js";
 import type { EventStore, StoredEvent } from "../../src/app/ports/event-store.js";
 import type { DomainEvent } from "../../src/domain/events.js";
-import { BACKENDS, type BackendName, DATABASE_URL, describePostgres } from "../support/backends.js";
+import {
+  adminQuery,
+  BACKENDS,
+  type BackendName,
+  DATABASE_URL,
+  describePostgres,
+} from "../support/backends.js";
 
 /** One database of a backend; every `open` is another store (another connection, replica) on it. */
 interface Backend {
@@ -55,13 +60,7 @@ function sqliteBackend(): Backend {
 function postgresBackend(): Backend {
   const schema = `t_${randomBytes(6).toString("hex")}`;
   const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
+    await adminQuery(statement);
   };
   return {
     open: (options) =>

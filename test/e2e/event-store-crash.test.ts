@@ -7,12 +7,11 @@ import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { sql } from "kysely";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type * as OpenSqliteModule from "../../src/adapters/store/sqlite/open-sqlite.js";
 import type * as SqliteEventStoreModule from "../../src/adapters/store/sqlite/sqlite-event-store.js";
 import type { EventStore, StoredEvent } from "../../src/app/ports/event-store.js";
-import { DATABASE_URL, describePostgres } from "../support/backends.js";
+import { adminQuery, describePostgres, postgresSettings } from "../support/backends.js";
 import { serveHttp, writeTempConfig } from "../support/cli.js";
 import { ARITHMETIC } from "../support/gateway.js";
 import { connectHttp, type ToolResult } from "../support/mcp-client.js";
@@ -240,24 +239,14 @@ await describePostgres(
   () => {
     it("every call a client saw succeed has its event in the schema read back", async () => {
       const schema = `t_${randomBytes(6).toString("hex")}`;
-      const admin = new pg.Client({ connectionString: DATABASE_URL });
-      await admin.connect();
+      await adminQuery(`create schema ${schema}`);
       try {
-        await admin.query(`create schema ${schema}`);
-        const url = new URL(DATABASE_URL);
-        const connection = {
-          host: url.hostname,
-          port: Number(url.port || 5432),
-          ...(url.username && { user: decodeURIComponent(url.username) }),
-          ...(url.password && { password: decodeURIComponent(url.password) }),
-          database: decodeURIComponent(url.pathname.slice(1)),
-          // The schema of this test alone: the driver sets it for every connection of the pool.
-          options: `-c search_path=${schema}`,
-        };
+        // A schema of this test alone.
+        const connection = postgresSettings({ schema });
         const outcome = await loadUntilKilled(
           `persistence: {backend: postgresql, postgresql: ${JSON.stringify(connection)}}\n${LOAD_YAML}`,
         );
-        const { rows } = await admin.query(
+        const { rows } = await adminQuery(
           `select payload from ${schema}.events where event_type = 'ToolInvocationCompleted'`,
         );
         expectEveryAcknowledgedRecorded(
@@ -265,8 +254,7 @@ await describePostgres(
           rows.map((row: { payload: string }) => JSON.parse(row.payload).call_id),
         );
       } finally {
-        await admin.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
-        await admin.end();
+        await adminQuery(`drop schema if exists ${schema} cascade`).catch(() => undefined);
       }
     }, 60_000);
   },

@@ -1,13 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgres, type PostgresStore } from "../../src/adapters/store/postgres/open-postgres.js";
 import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
-import { DATABASE_URL, describePostgres } from "../support/backends.js";
+import {
+  adminQuery,
+  DATABASE_URL,
+  describePostgres,
+  postgresProxy,
+  postgresSettings,
+} from "../support/backends.js";
 import { type ServingGateway, serveHttp, writeTempConfig } from "../support/cli.js";
 import { isAlive } from "../support/processes.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+import type { TcpProxy } from "../support/tcp-proxy.js";
 
 /** Short lease settings within the rules (deadline < TTL, interval x 1.2 < deadline). */
 const LEASE_TTL_S = 3;
@@ -25,34 +30,15 @@ interface Replica extends ServingGateway {
 const schema = `t_lease_outage_${randomBytes(5).toString("hex")}`;
 const running: Replica[] = [];
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A replica of the built CLI whose database connections go through a proxy of its own. */
 async function startReplica(): Promise<Replica> {
-  const url = new URL(DATABASE_URL);
-  const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
-  const connection = {
-    host: "127.0.0.1",
-    port: proxy.port,
-    ...(url.username && { user: decodeURIComponent(url.username) }),
-    ...(url.password && { password: decodeURIComponent(url.password) }),
-    database: url.pathname.slice(1),
-    options: `-c search_path=${schema}`,
-  };
+  const proxy = await postgresProxy();
   const gateway = await serveHttp(
     writeTempConfig(`
 persistence:
   backend: postgresql
   readiness_grace_s: 1
-  postgresql: ${JSON.stringify(connection)}
+  postgresql: ${JSON.stringify(postgresSettings({ schema, proxy }))}
 coordination:
   lease_ttl_s: ${LEASE_TTL_S}
   renew_interval_s: ${RENEW_INTERVAL_S}
@@ -132,7 +118,7 @@ await describePostgres("replicas of the built CLI whose database goes away", () 
   let replicas: Replica[];
 
   beforeAll(async () => {
-    await admin(`create schema ${schema}`);
+    await adminQuery(`create schema ${schema}`);
     store = await openPostgres({ connection: { connectionString: DATABASE_URL }, schema, maxConnections: 2 });
     // The first migrates the fresh schema, then the second joins.
     replicas = [await startReplica(), await startReplica()];
@@ -145,7 +131,7 @@ await describePostgres("replicas of the built CLI whose database goes away", () 
       await replica.proxy.close();
     }
     await store?.close();
-    await admin(`drop schema if exists ${schema} cascade`);
+    await adminQuery(`drop schema if exists ${schema} cascade`);
   });
 
   const lease = () => sqlRepositories(store).lease;

@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { openPostgres } from "../../src/adapters/store/postgres/open-postgres.js";
 import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
-import { DATABASE_URL, describePostgres } from "../support/backends.js";
+import { adminQuery, DATABASE_URL, describePostgres, postgresSettings } from "../support/backends.js";
 import { type ServingGateway, serveHttp, writeTempConfig } from "../support/cli.js";
 
 /**
@@ -35,29 +34,11 @@ interface Replica extends ServingGateway {
 const database = `airlock_replicas_${randomBytes(5).toString("hex")}`;
 const running: Replica[] = [];
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 function configYaml(): string {
-  const url = new URL(DATABASE_URL);
-  const connection = {
-    host: url.hostname,
-    port: Number(url.port || 5432),
-    ...(url.username && { user: decodeURIComponent(url.username) }),
-    ...(url.password && { password: decodeURIComponent(url.password) }),
-    database,
-  };
   return `
 persistence:
   backend: postgresql
-  postgresql: ${JSON.stringify(connection)}
+  postgresql: ${JSON.stringify(postgresSettings({ database }))}
 coordination:
   lease_ttl_s: ${LEASE_TTL_S}
   renew_interval_s: ${RENEW_INTERVAL_S}
@@ -127,7 +108,7 @@ await describePostgres("replicas of the built CLI sharing PostgreSQL", () => {
   let store: SqlStore<unknown>;
 
   beforeAll(async () => {
-    await admin((client) => client.query(`create database ${database}`));
+    await adminQuery(`create database ${database}`);
     const url = new URL(DATABASE_URL);
     url.pathname = `/${database}`;
     store = await openPostgres({ connection: { connectionString: url.toString() }, maxConnections: 2 });
@@ -143,7 +124,7 @@ await describePostgres("replicas of the built CLI sharing PostgreSQL", () => {
 
   afterAll(async () => {
     await store?.close();
-    await admin((client) => client.query(`drop database if exists ${database} with (force)`));
+    await adminQuery(`drop database if exists ${database} with (force)`);
   });
 
   const lease = () => sqlRepositories(store).lease;

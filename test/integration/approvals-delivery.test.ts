@@ -6,8 +6,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { ApprovalRecord } from "../../src/app/ports/approval-repository.js";
 import { createApiKey } from "../support/api-keys.js";
+import { pendingApproval } from "../support/approvals.js";
 import { CONTROLLABLE, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 import { callJson } from "../support/mcp-client.js";
 import { describeRedis, REDIS_URL } from "../support/redis.js";
@@ -118,25 +118,9 @@ await describeRedis("approval delivery through BullMQ, and signed callbacks", ()
 
   /** A pending approval nobody holds, routed on `channel`, for the callback's refusals. */
   const pendingOn = async (id: string, channel: string) => {
-    const now = Date.now() / 1000;
-    const record: ApprovalRecord = {
-      approval_id: id,
-      mcp_server_id: "hooked",
-      tool_name: "echo",
-      arguments: {},
-      arguments_hash: "0".repeat(64),
-      state: "pending",
-      channel,
-      requested_at: now,
-      expires_at: now + 60,
-      call_deadline_at: null,
-      requested_by: "cal",
-      tenant_id: null,
-      decided_by: null,
-      decided_at: null,
-      reason: null,
-    };
-    await gw.gateway.services.repositories.approvals.create(record);
+    await gw.gateway.services.repositories.approvals.create(
+      pendingApproval({ approval_id: id, mcp_server_id: "hooked", tool_name: "echo", channel }),
+    );
   };
 
   beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalRecord } from "../../src/app/ports/approval-repository.js";
 import type { DomainEvent } from "../../src/domain/events.js";
 import { createApiKey } from "../support/api-keys.js";
+import { pendingApproval } from "../support/approvals.js";
 import { CONTROLLABLE, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 import { callJson } from "../support/mcp-client.js";
 
@@ -65,24 +65,18 @@ async function nextPending(serverId: string) {
  */
 async function orphan(id: string, { pastExpiry = false } = {}): Promise<void> {
   const now = Date.now() / 1000;
-  const record: ApprovalRecord = {
-    approval_id: id,
-    mcp_server_id: "held",
-    tool_name: "echo",
-    arguments: { message: "x" },
-    arguments_hash: "0".repeat(64),
-    state: "pending",
-    channel: "event_stream",
-    requested_at: now - 61,
-    expires_at: pastExpiry ? now - 1 : now + 60,
-    call_deadline_at: pastExpiry ? null : now - 1,
-    requested_by: "cal",
-    tenant_id: "t1",
-    decided_by: null,
-    decided_at: null,
-    reason: null,
-  };
-  await gw.gateway.services.repositories.approvals.create(record);
+  await gw.gateway.services.repositories.approvals.create(
+    pendingApproval({
+      approval_id: id,
+      mcp_server_id: "held",
+      tool_name: "echo",
+      arguments: { message: "x" },
+      requested_at: now - 61,
+      expires_at: pastExpiry ? now - 1 : now + 60,
+      call_deadline_at: pastExpiry ? null : now - 1,
+      tenant_id: "t1",
+    }),
+  );
 }
 
 beforeAll(async () => {

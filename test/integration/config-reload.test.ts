@@ -3,16 +3,20 @@ import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
+import type { Gateway } from "../../src/composition/create-gateway.js";
 import { onReloadSignal } from "../../src/composition/signals.js";
-import { loadConfig } from "../../src/config/load.js";
 import type { DomainEvent } from "../../src/domain/events.js";
 import { createApiKey } from "../support/api-keys.js";
-import { writeTempConfig } from "../support/cli.js";
-import { ARITHMETIC, CONTROLLABLE, FAILS_TO_START, TEXT, waitFor } from "../support/gateway.js";
+import {
+  ARITHMETIC,
+  CONTROLLABLE,
+  FAILS_TO_START,
+  type FileGateway,
+  startFileGateway,
+  TEXT,
+  waitFor,
+} from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
 
 /**
@@ -37,10 +41,7 @@ const INITIAL = yaml({ math: server(ARITHMETIC), text: server(TEXT) });
  */
 const ROOMY = "config_reload:\n  enabled: false\nexecution:\n  default_mcp_server_concurrency: 50\n";
 
-interface Running {
-  path: string;
-  gateway: Gateway;
-  app: FastifyInstance;
+interface Running extends FileGateway {
   baseUrl: string;
   /** Connected unless the gateway was started with authentication on. */
   client: Client;
@@ -49,37 +50,26 @@ interface Running {
 
 let running: Running | null = null;
 
+/** A gateway started from `text` in a file, `MCP_CONFIG` unset, running its background work. */
 async function start(text = INITIAL, options: { connect?: boolean } = {}): Promise<Running> {
-  const path = writeTempConfig(text);
-  const loaded = loadConfig({ cliPath: path, env: { PATH: process.env.PATH } });
-  const gateway = await createGateway({
-    config: loaded.config,
-    env: loaded.env,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-    configPath: path,
-    environment: { PATH: process.env.PATH },
-  });
+  const started = await startFileGateway(text, { mcpConfig: null });
   const events: DomainEvent[] = [];
-  gateway.services.bus.subscribe((event) => {
+  started.gateway.services.bus.subscribe((event) => {
     events.push(event);
   });
-  gateway.startBackground();
-  const app = await gateway.http();
-  const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+  started.gateway.startBackground();
+  const baseUrl = await started.app.listen({ host: "127.0.0.1", port: 0 });
   // Without a client, closing one is a no-op.
   const client =
     options.connect === false ? new Client({ name: "unused", version: "0" }) : await connectHttp(baseUrl);
-  running = { path, gateway, app, baseUrl, client, events };
+  running = { ...started, baseUrl, client, events };
   return running;
 }
 
 afterEach(async () => {
   if (!running) return;
   await running.client.close();
-  await running.app.close();
-  await running.gateway.shutdown();
+  await running.close();
   running = null;
 });
 

@@ -2,16 +2,18 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEPT_BACKUPS } from "../../src/adapters/system/file-config-files.js";
 import { runConfigCheck } from "../../src/composition/config-check.js";
-import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
 import { loadConfig, resolveEnvConfigPath } from "../../src/config/load.js";
 import { createApiKey } from "../support/api-keys.js";
-import { ARITHMETIC, startTestGateway, TEXT } from "../support/gateway.js";
+import {
+  ARITHMETIC,
+  type FileGateway,
+  startFileGateway,
+  startTestGateway,
+  TEXT,
+} from "../support/gateway.js";
 
 /**
  * `/api/config` export, backup and diff (spec 1 "Configuration") against a gateway started from a
@@ -46,14 +48,6 @@ const AUTH = `auth:
     - {principal: ada, role: admin}
 `;
 
-interface Running {
-  dir: string;
-  /** The file the gateway was started with (`--config`). */
-  path: string;
-  gateway: Gateway;
-  app: FastifyInstance;
-}
-
 const cleanup: (() => void | Promise<void>)[] = [];
 
 afterEach(async () => {
@@ -66,37 +60,15 @@ function tempDir(): string {
   return dir;
 }
 
-/**
- * Starts a gateway from `text` written to a fresh `config.yaml`; `mcpConfig` is the environment's
- * `MCP_CONFIG` (absent: unset), or `"same"` for that very file.
- */
-async function start(text: string, options: { mcpConfig?: string } = {}): Promise<Running> {
-  const dir = tempDir();
-  const path = join(dir, "config.yaml");
-  writeFileSync(path, text);
-  const mcpConfig = options.mcpConfig === "same" ? path : options.mcpConfig;
-  const env = { PATH: process.env.PATH, ...(mcpConfig !== undefined && { MCP_CONFIG: mcpConfig }) };
-  const loaded = loadConfig({ cliPath: path, env });
-  const gateway = await createGateway({
-    config: loaded.config,
-    env: loaded.env,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-    configDir: dir,
-    configPath: path,
-    environment: { PATH: process.env.PATH },
-  });
-  const app = await gateway.http();
-  cleanup.push(async () => {
-    await app.close();
-    await gateway.shutdown();
-  });
-  return { dir, path, gateway, app };
+/** A gateway started from `text` as {@link startFileGateway} says, closed after the test. */
+async function start(text: string, options: { mcpConfig?: string | null } = {}): Promise<FileGateway> {
+  const running = await startFileGateway(text, options);
+  cleanup.push(() => running.close());
+  return running;
 }
 
 /** Started with `--config` and `MCP_CONFIG` naming the same file, as most deployments do. */
-const startSame = (text = BASE) => start(text, { mcpConfig: "same" });
+const startSame = (text = BASE) => start(text);
 
 describe("POST /api/config/export", () => {
   it("serialises the file's configuration with REST servers and groups, secrets redacted, and passes config check", async () => {
@@ -258,7 +230,7 @@ describe("MCP_CONFIG resolution", () => {
       "/srv/gw/conf/g.yaml",
     );
     expect(resolveEnvConfigPath({ env: { MCP_CONFIG: "  " }, cwd: "/srv/gw" })).toBe("/srv/gw/config.yaml");
-    const { gateway, path } = await start(BASE);
+    const { gateway, path } = await start(BASE, { mcpConfig: null });
     expect(gateway.services.configFiles?.path).toBe(resolve("config.yaml"));
     expect(gateway.services.configFiles?.path).not.toBe(path);
   });

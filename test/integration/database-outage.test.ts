@@ -3,13 +3,12 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
-import { DATABASE_URL, describePostgres } from "../support/backends.js";
+import { adminQuery, describePostgres, postgresProxy, postgresSettings } from "../support/backends.js";
 import { ARITHMETIC, startStoredGateway, type TestGateway, waitFor } from "../support/gateway.js";
 import { connect, connectHttp, type ToolResult } from "../support/mcp-client.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+import type { TcpProxy } from "../support/tcp-proxy.js";
 
 /** Short, so that readiness turns within the drop: the default is 5 s. */
 const GRACE_S = 1;
@@ -24,16 +23,6 @@ const SETTLE_MS = 500;
 /** What no answer may carry: stack frames and driver messages. */
 const LEAK = /\n\s+at |ECONNREFUSED|ECONNRESET|Connection terminated|pg-pool|node_modules/;
 
-async function admin(statement: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 interface ProxiedGateway {
   proxy: TcpProxy;
   gateway: TestGateway;
@@ -45,22 +34,13 @@ interface ProxiedGateway {
 /** A listening gateway whose PostgreSQL (a schema of its own) is reached through a TCP proxy. */
 async function gatewayBehindProxy(extraYaml: string): Promise<ProxiedGateway> {
   const schema = `t_outage_${randomBytes(5).toString("hex")}`;
-  await admin(`create schema ${schema}`);
-  const url = new URL(DATABASE_URL);
-  const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
-  const connection = {
-    host: "127.0.0.1",
-    port: proxy.port,
-    ...(url.username && { user: decodeURIComponent(url.username) }),
-    ...(url.password && { password: decodeURIComponent(url.password) }),
-    database: url.pathname.slice(1),
-    options: `-c search_path=${schema}`,
-  };
+  await adminQuery(`create schema ${schema}`);
+  const proxy = await postgresProxy();
   const gateway = await startStoredGateway(`
 persistence:
   backend: postgresql
   readiness_grace_s: ${GRACE_S}
-  postgresql: ${JSON.stringify(connection)}
+  postgresql: ${JSON.stringify(postgresSettings({ schema, proxy }))}
 rate_limit: {rps: 100000, burst: 100000}
 mcp_servers:
   math:
@@ -75,7 +55,7 @@ ${extraYaml}`);
     async close() {
       await gateway.close();
       await proxy.close();
-      await admin(`drop schema if exists ${schema} cascade`);
+      await adminQuery(`drop schema if exists ${schema} cascade`);
     },
   };
 }
@@ -215,7 +195,7 @@ await describePostgres("a gateway on PostgreSQL that loses its database under MC
     const recorded = async () =>
       Number(
         (
-          await admin(
+          await adminQuery(
             `select count(*) as n from ${schema}.events where event_type = 'ToolInvocationCompleted'`,
           )
         ).rows[0].n,

@@ -1,9 +1,17 @@
 import { resolve } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../support/api-keys.js";
-import { anyJson, deepJsonText, expectNoStackText, FUZZ_RUNS, hostileString } from "../support/fuzz.js";
-import { ARITHMETIC, fleetYaml, startFileGateway, type TestGateway } from "../support/gateway.js";
+import {
+  anyJson,
+  deepJsonText,
+  expectNoStackText,
+  FLEET_WITH_GROUP,
+  FUZZ_RUNS,
+  type FuzzTarget,
+  hostileString,
+  startFuzzTarget,
+} from "../support/fuzz.js";
+import { ARITHMETIC } from "../support/gateway.js";
 
 /**
  * The MCP endpoint under hostile input, as an admin: every `gateway_*` tool with arguments of any
@@ -14,30 +22,21 @@ import { ARITHMETIC, fleetYaml, startFileGateway, type TestGateway } from "../su
 const RICH = resolve("test/fixtures/servers/rich.mjs");
 const PROTOCOL = "2025-06-18";
 
-interface Target {
-  gw: TestGateway;
+interface Target extends FuzzTarget {
   baseUrl: string;
-  adminKey: string;
   sessionId: string;
 }
 
 const egress: Partial<Target> = {};
 const frontDoor: Partial<Target> = {};
 
-const common = `
-auth:
-  enabled: true
-  rate_limit: {max_attempts: 100000}
-  role_assignments:
-    - {principal: admin, role: admin}
-rate_limit: {rps: 1000000, burst: 1000000}
-hot_loading: {registry: {base_url: "http://127.0.0.1:9/", timeout_s: 1, max_retries: 0}}
+/** A registry nobody answers on: gateway_load fails fast instead of reaching out. */
+const common = `hot_loading: {registry: {base_url: "http://127.0.0.1:9/", timeout_s: 1, max_retries: 0}}
 `;
 
 async function open(target: Partial<Target>, yaml: string): Promise<void> {
-  target.gw = await startFileGateway(yaml);
-  target.baseUrl = await target.gw.app.listen({ host: "127.0.0.1", port: 0 });
-  target.adminKey = await createApiKey(target.gw, "admin");
+  const started = await startFuzzTarget(yaml);
+  Object.assign(target, started, { baseUrl: await started.gw.app.listen({ host: "127.0.0.1", port: 0 }) });
   const response = await post(target as Target, {
     jsonrpc: "2.0",
     id: 0,
@@ -85,20 +84,10 @@ function messagesOf(response: Response, text: string): Record<string, unknown>[]
 
 /** What a tool or a message could change, read back over REST. */
 async function snapshot(target: Target): Promise<unknown> {
-  const read = async (method: "GET" | "POST", url: string) => {
-    const response = await target.gw.app.inject({
-      method,
-      url: `/api${url}`,
-      headers: { "x-api-key": target.adminKey },
-    });
-    return { status: response.statusCode, body: response.body };
-  };
-  const servers = JSON.parse((await read("GET", "/mcp_servers/")).body) as {
-    mcp_servers: { mcp_server_id: string }[];
-  };
+  const { read } = target;
   return {
     config: await read("POST", "/config/export"),
-    servers: servers.mcp_servers.map((server) => server.mcp_server_id).sort(),
+    servers: await target.serverIds(),
     groups: await read("GET", "/groups/"),
     sources: await read("GET", "/discovery/sources"),
     approvals: await read("GET", "/approvals?state=pending"),
@@ -119,13 +108,7 @@ async function checkAnswer(response: Response, where: string): Promise<Record<st
 }
 
 beforeAll(async () => {
-  await open(
-    egress,
-    `${common}${fleetYaml(`  g1:
-    mode: group
-    members: [{id: math}]
-`)}`,
-  );
+  await open(egress, `${common}${FLEET_WITH_GROUP}`);
   await open(
     frontDoor,
     `${common}

@@ -1,15 +1,17 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../support/api-keys.js";
 import {
   bodyText,
   expectNoStackText,
   type FieldShapes,
+  FLEET_WITH_GROUP,
   FUZZ_RUNS,
+  type FuzzTarget,
   hostileString,
   queryValue,
+  startFuzzTarget,
 } from "../support/fuzz.js";
-import { ARITHMETIC, fleetYaml, startFileGateway, type TestGateway } from "../support/gateway.js";
+import { ARITHMETIC } from "../support/gateway.js";
 
 /**
  * Every REST route with hostile bodies, queries and path parameters, as an admin (so that every
@@ -17,7 +19,8 @@ import { ARITHMETIC, fleetYaml, startFileGateway, type TestGateway } from "../su
  * field), no internal text in any answer, and a refused request changes nothing (read back).
  */
 
-let gw: TestGateway;
+let target: FuzzTarget;
+let gw: FuzzTarget["gw"];
 let adminKey: string;
 
 const id = fc.oneof(
@@ -268,19 +271,13 @@ const ROUTES: RouteCase[] = [
 
 /** What the gateway holds that a request could change, read back through the API as an admin. */
 async function snapshot(): Promise<unknown> {
-  const read = async (method: "GET" | "POST", url: string) => {
-    const response = await gw.app.inject({ method, url: `/api${url}`, headers: { "x-api-key": adminKey } });
-    return { status: response.statusCode, body: response.body };
-  };
+  const { read } = target;
   const keys = JSON.parse((await read("GET", "/auth/keys?principal_id=fuzzed")).body) as {
     keys?: { key_id: string; revoked: boolean }[];
   };
-  const servers = JSON.parse((await read("GET", "/mcp_servers/")).body) as {
-    mcp_servers: { mcp_server_id: string }[];
-  };
   return {
     config: await read("POST", "/config/export"),
-    servers: servers.mcp_servers.map((server) => server.mcp_server_id).sort(),
+    servers: await target.serverIds(),
     groups: await read("GET", "/groups/g1"),
     roles: await read("GET", "/auth/roles/all"),
     principals: await read("GET", "/auth/principals"),
@@ -323,18 +320,8 @@ function unknownFields(route: RouteCase, body: string): string[] {
 }
 
 beforeAll(async () => {
-  gw = await startFileGateway(`
-auth:
-  enabled: true
-  rate_limit: {max_attempts: 100000}
-  role_assignments:
-    - {principal: admin, role: admin}
-rate_limit: {rps: 1000000, burst: 1000000}
-${fleetYaml(`  g1:
-    mode: group
-    members: [{id: math}]
-`)}`);
-  adminKey = await createApiKey(gw, "admin");
+  target = await startFuzzTarget(FLEET_WITH_GROUP);
+  ({ gw, adminKey } = target);
   // A server registered through REST: the routes that refuse a declared one (update, delete) act on it.
   const registered = await gw.app.inject({
     method: "POST",

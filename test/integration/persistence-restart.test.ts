@@ -1,12 +1,11 @@
 import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
 import { parseConfig } from "../../src/config/load.js";
-import { DATABASE_URL, describePostgres } from "../support/backends.js";
+import { adminQuery, DATABASE_URL, describePostgres } from "../support/backends.js";
 import { TEXT } from "../support/gateway.js";
 
 const silent = pino({ level: "silent" });
@@ -149,10 +148,7 @@ describe("persistence across a restart", () => {
 await describePostgres("persistence across a restart on PostgreSQL", () => {
   it("keeps servers registered through REST, their events, keys and policies", async () => {
     const schema = `restart_${Date.now().toString(36)}`;
-    const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`create schema ${schema}`);
+    await adminQuery(`create schema ${schema}`);
     try {
       const url = new URL(DATABASE_URL);
       url.searchParams.set("options", `-c search_path=${schema}`);
@@ -160,8 +156,7 @@ await describePostgres("persistence across a restart on PostgreSQL", () => {
         `persistence:\n  backend: postgresql\n  postgresql: {connectionString: ${JSON.stringify(url.toString())}}\n`,
       );
     } finally {
-      await client.query(`drop schema ${schema} cascade`);
-      await client.end();
+      await adminQuery(`drop schema ${schema} cascade`);
     }
   });
 });

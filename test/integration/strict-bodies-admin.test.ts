@@ -5,18 +5,15 @@
  * approval routes' flat `{error}` bodies (400 for a bad decision, 422 for an unknown field).
  */
 import { createHmac } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalRecord } from "../../src/app/ports/approval-repository.js";
 import { UNKNOWN_FIELD_RULE } from "../../src/app/validation.js";
-import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import { memoryStorage } from "../../src/composition/open-storage.js";
-import { loadConfig } from "../../src/config/load.js";
-import { ARITHMETIC, CONTROLLABLE, TEXT } from "../support/gateway.js";
+import type { Gateway } from "../../src/composition/create-gateway.js";
+import { pendingApproval } from "../support/approvals.js";
+import { ARITHMETIC, CONTROLLABLE, type FileGateway, startFileGateway, TEXT } from "../support/gateway.js";
+import { expectUnknownField } from "../support/validation-errors.js";
 
 const SIGNING_SECRET = "webhook-signing-secret-0123456789";
 
@@ -30,57 +27,30 @@ mcp_servers:
     tools: {approval_list: [echo]}
 `;
 
-let dir: string;
+let gw: FileGateway;
 let path: string;
 let gateway: Gateway;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "airlock-strict-bodies-"));
-  path = join(dir, "config.yaml");
-  const yaml = `config_reload: {enabled: false}
+  gw = await startFileGateway(
+    (dir) => `config_reload: {enabled: false}
 discovery:
   enabled: true
   refresh_interval_s: 3600
   sources:
     - {type: filesystem, mode: additive, path: ${JSON.stringify(join(dir, "servers.d"))}}
-${SERVERS}`;
-  writeFileSync(path, yaml);
-  const loaded = loadConfig({ cliPath: path, env: { PATH: process.env.PATH, MCP_CONFIG: path } });
-  gateway = await createGateway({
-    config: loaded.config,
-    env: loaded.env,
-    logger: pino({ level: "silent" }),
-    instanceLabel: "test",
-    storage: memoryStorage(),
-    configDir: dir,
-    configPath: path,
-    environment: { PATH: process.env.PATH },
-  });
-  app = await gateway.http();
+${SERVERS}`,
+  );
+  ({ path, gateway, app } = gw);
 });
 afterAll(async () => {
-  await app?.close();
-  await gateway?.shutdown();
-  rmSync(dir, { recursive: true, force: true });
+  await gw?.close();
 });
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 const send = (method: Method, url: string, payload?: object) =>
   app.inject({ method, url, ...(payload !== undefined && { payload }) });
-
-function expectUnknownField(response: { statusCode: number; json(): unknown }, field: string): void {
-  expect([response.statusCode, response.json()]).toEqual([
-    422,
-    {
-      error: {
-        code: "ValidationError",
-        message: `Invalid field '${field}': ${UNKNOWN_FIELD_RULE}`,
-        details: { issues: [{ field, rule: UNKNOWN_FIELD_RULE }] },
-      },
-    },
-  ]);
-}
 
 describe("configuration routes", () => {
   it("refuse an unknown field on reload and reload nothing; config_path stays 422", async () => {
@@ -215,25 +185,17 @@ describe("governance routes", () => {
 
 describe("approval routes", () => {
   async function pending(id: string, channel = "event_stream"): Promise<void> {
-    const now = Date.now() / 1000;
-    const record: ApprovalRecord = {
-      approval_id: id,
-      mcp_server_id: "held",
-      tool_name: "echo",
-      arguments: { message: "x" },
-      arguments_hash: "0".repeat(64),
-      state: "pending",
-      channel,
-      requested_at: now,
-      expires_at: now + 60,
-      call_deadline_at: now - 1,
-      requested_by: "anonymous",
-      tenant_id: null,
-      decided_by: null,
-      decided_at: null,
-      reason: null,
-    };
-    await gateway.services.repositories.approvals.create(record);
+    await gateway.services.repositories.approvals.create(
+      pendingApproval({
+        approval_id: id,
+        mcp_server_id: "held",
+        tool_name: "echo",
+        arguments: { message: "x" },
+        channel,
+        call_deadline_at: Date.now() / 1000 - 1,
+        requested_by: "anonymous",
+      }),
+    );
   }
 
   it("answer an unknown field with a flat 422 naming it and leave the approval pending", async () => {

@@ -5,9 +5,9 @@
  * name answers 500, and boolean query parameters take true or false only (400 invalid_query).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNKNOWN_FIELD_RULE } from "../../src/app/validation.js";
 import { createApiKey } from "../support/api-keys.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { expectUnknownField } from "../support/validation-errors.js";
 
 let gw: TestGateway;
 let admin: string;
@@ -34,19 +34,6 @@ const send = (method: Method, url: string, payload?: object) =>
     headers: { "x-api-key": admin },
     ...(payload !== undefined && { payload }),
   });
-
-function expectUnknownField(response: { statusCode: number; json(): unknown }, field: string): void {
-  expect([response.statusCode, response.json()]).toEqual([
-    422,
-    {
-      error: {
-        code: "ValidationError",
-        message: `Invalid field '${field}': ${UNKNOWN_FIELD_RULE}`,
-        details: { issues: [{ field, rule: UNKNOWN_FIELD_RULE }] },
-      },
-    },
-  ]);
-}
 
 const keysOf = async (principal: string) =>
   (await send("GET", `/auth/keys?principal_id=${principal}&include_revoked=true`)).json();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN_FIELD_RULE } from "../../src/app/validation.js";
 import { ARITHMETIC, fleetYaml, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { callJson, connectHttp } from "../support/mcp-client.js";
+import { expectUnknownField } from "../support/validation-errors.js";
 
 let gw: TestGateway;
 let client: Client;
@@ -27,20 +28,6 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 const send = (method: Method, url: string, payload?: object) =>
   gw.app.inject({ method, url, ...(payload !== undefined && { payload }) });
 const read = async (url: string) => (await send("GET", url)).json();
-
-/** The one answer to a field the route does not take. */
-function expectUnknownField(response: { statusCode: number; json(): unknown }, field: string): void {
-  expect([response.statusCode, response.json()]).toEqual([
-    422,
-    {
-      error: {
-        code: "ValidationError",
-        message: `Invalid field '${field}': ${UNKNOWN_FIELD_RULE}`,
-        details: { issues: [{ field, rule: UNKNOWN_FIELD_RULE }] },
-      },
-    },
-  ]);
-}
 
 /** A refusal naming `field` with a rule of its own (a value of the wrong type). */
 function expectInvalid(response: { statusCode: number; json(): unknown }, field: string): void {

@@ -12,6 +12,7 @@ import type { SqlStore } from "../../src/adapters/store/sql-store.js";
 import { openSqlite } from "../../src/adapters/store/sqlite/open-sqlite.js";
 import type { StoreRepositories } from "../../src/app/ports/store-repositories.js";
 import type { Storage } from "../../src/composition/open-storage.js";
+import { TcpProxy } from "./tcp-proxy.js";
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -34,6 +35,59 @@ export function postgresAvailable(): Promise<boolean> {
   return postgresReachable;
 }
 
+/**
+ * Runs one statement on a connection of its own to DATABASE_URL, closed whatever the outcome: what
+ * a test does beside the store it tests (create or drop a schema, read rows back, break a table).
+ */
+export async function adminQuery(statement: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Where the PostgreSQL server of DATABASE_URL listens. */
+function postgresServer(): { host: string; port: number } {
+  const url = new URL(DATABASE_URL);
+  return { host: url.hostname, port: Number(url.port || 5432) };
+}
+
+/** A TCP proxy on loopback in front of the PostgreSQL server of DATABASE_URL (see {@link TcpProxy}). */
+export function postgresProxy(): Promise<TcpProxy> {
+  return TcpProxy.start(postgresServer());
+}
+
+/** Driver settings of PostgreSQL, as a gateway's `persistence.postgresql` takes them. */
+export interface PostgresSettings {
+  host: string;
+  port: number;
+  user?: string;
+  password?: string;
+  database: string;
+  options?: string;
+}
+
+/**
+ * DATABASE_URL as driver settings for a gateway's configuration: `schema` becomes the search path
+ * of every connection of the pool (through the driver's `options`), `database` replaces the URL's,
+ * and with `proxy` the server is reached through that proxy instead.
+ */
+export function postgresSettings(
+  choice: { schema?: string; database?: string; proxy?: TcpProxy } = {},
+): PostgresSettings {
+  const url = new URL(DATABASE_URL);
+  return {
+    ...(choice.proxy ? { host: "127.0.0.1", port: choice.proxy.port } : postgresServer()),
+    ...(url.username && { user: decodeURIComponent(url.username) }),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+    database: choice.database ?? decodeURIComponent(url.pathname.slice(1)),
+    ...(choice.schema && { options: `-c search_path=${choice.schema}` }),
+  };
+}
+
 /** A fresh SQLite database in its own temporary folder. */
 export async function freshSqlite<DB>(): Promise<SqlStore<DB> & { path: string }> {
   const path = join(mkdtempSync(join(tmpdir(), "airlock-sqlite-")), "store.db");
@@ -43,12 +97,7 @@ export async function freshSqlite<DB>(): Promise<SqlStore<DB> & { path: string }
 /** A fresh PostgreSQL schema (dropped on close). */
 export async function freshPostgres<DB>(): Promise<SqlStore<DB> & { schema: string }> {
   const schema = `t_${randomBytes(6).toString("hex")}`;
-  const dropSchema = async () => {
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
-  };
+  const dropSchema = () => adminQuery(`drop schema if exists ${schema} cascade`);
   let store: SqlStore<DB>;
   try {
     store = await openPostgres<DB>({

@@ -1,5 +1,7 @@
 import fc from "fast-check";
 import { expect } from "vitest";
+import { createApiKey } from "./api-keys.js";
+import { type FileGateway, fleetYaml, startFileGateway } from "./gateway.js";
 
 /**
  * Shared pieces of the fuzz suites (test/integration/fuzz-*.test.ts): what hostile input looks
@@ -127,3 +129,52 @@ export const queryValue: fc.Arbitrary<string> = fc.oneof(
 
 /** How many cases each property runs: enough to find shape bugs, few enough for the suite's budget. */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+
+/** The example fleet and a group `g1` of `math`. */
+export const FLEET_WITH_GROUP = fleetYaml(`  g1:
+    mode: group
+    members: [{id: math}]
+`);
+
+/** A gateway under fuzzing, and what the fuzz suites read back from it as its admin. */
+export interface FuzzTarget {
+  gw: FileGateway;
+  /** An API key of the principal `admin`, who holds the admin role. */
+  adminKey: string;
+  /** The status and body of `/api<url>`, asked as the admin. */
+  read(method: "GET" | "POST", url: string): Promise<{ status: number; body: string }>;
+  /** The ids of the servers in the fleet, sorted. */
+  serverIds(): Promise<string[]>;
+}
+
+/**
+ * A gateway started from a configuration file (so that export reads something back) of `yaml`,
+ * with authentication on and an admin, so that every request runs past authorization, and with
+ * limits no fuzz run reaches (login attempts, request rate).
+ */
+export async function startFuzzTarget(yaml: string): Promise<FuzzTarget> {
+  const gw = await startFileGateway(`
+auth:
+  enabled: true
+  rate_limit: {max_attempts: 100000}
+  role_assignments:
+    - {principal: admin, role: admin}
+rate_limit: {rps: 1000000, burst: 1000000}
+${yaml}`);
+  const adminKey = await createApiKey(gw, "admin");
+  const read = async (method: "GET" | "POST", url: string) => {
+    const response = await gw.app.inject({ method, url: `/api${url}`, headers: { "x-api-key": adminKey } });
+    return { status: response.statusCode, body: response.body };
+  };
+  return {
+    gw,
+    adminKey,
+    read,
+    async serverIds() {
+      const servers = JSON.parse((await read("GET", "/mcp_servers/")).body) as {
+        mcp_servers: { mcp_server_id: string }[];
+      };
+      return servers.mcp_servers.map((server) => server.mcp_server_id).sort();
+    },
+  };
+}

@@ -71,16 +71,29 @@ export async function startStoredGateway(yaml: string): Promise<TestGateway> {
   return startGateway(yaml, {}, undefined);
 }
 
+export interface FileGateway extends TestGateway {
+  /** The folder of the file, removed on close. */
+  dir: string;
+  /** The file the gateway was started with (`--config`). */
+  path: string;
+}
+
 /**
- * A gateway started from `yaml` written to a `config.yaml` of a fresh folder, as `serve --config`
- * starts it with `MCP_CONFIG` naming the same file: reload, export, backup and diff act on it.
- * `close` also removes the folder.
+ * A gateway started from a `config.yaml` of a fresh folder, as `serve --config` starts it: reload,
+ * export, backup and diff act on that file. `yaml` is the file's text, or makes it from the folder
+ * (for paths beside the file). `mcpConfig` is the environment's `MCP_CONFIG`: the same file unless
+ * given (as most deployments do), another path, or null for unset. `close` also removes the folder.
  */
-export async function startFileGateway(yaml: string): Promise<TestGateway & { path: string }> {
+export async function startFileGateway(
+  yaml: string | ((dir: string) => string),
+  options: { mcpConfig?: string | null } = {},
+): Promise<FileGateway> {
   const dir = mkdtempSync(join(tmpdir(), "airlock-file-gateway-"));
   const path = join(dir, "config.yaml");
-  writeFileSync(path, yaml);
-  const loaded = loadConfig({ cliPath: path, env: { PATH: process.env.PATH, MCP_CONFIG: path } });
+  writeFileSync(path, typeof yaml === "string" ? yaml : yaml(dir));
+  const mcpConfig = options.mcpConfig === undefined ? path : options.mcpConfig;
+  const env = { PATH: process.env.PATH, ...(mcpConfig !== null && { MCP_CONFIG: mcpConfig }) };
+  const loaded = loadConfig({ cliPath: path, env });
   const gateway = await createGateway({
     config: loaded.config,
     env: loaded.env,
@@ -95,6 +108,7 @@ export async function startFileGateway(yaml: string): Promise<TestGateway & { pa
   return {
     gateway,
     app,
+    dir,
     path,
     async close() {
       await app.close();

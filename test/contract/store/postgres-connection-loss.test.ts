@@ -1,24 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgres, type PostgresStore } from "../../../src/adapters/store/postgres/open-postgres.js";
 import { GatewayError } from "../../../src/domain/errors.js";
-import { DATABASE_URL, describePostgres } from "../../support/backends.js";
-import { TcpProxy } from "../../support/tcp-proxy.js";
+import { adminQuery, DATABASE_URL, describePostgres, postgresProxy } from "../../support/backends.js";
+import type { TcpProxy } from "../../support/tcp-proxy.js";
 
 const schema = `t_connloss_${randomBytes(5).toString("hex")}`;
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 await describePostgres("a PostgreSQL store whose connections drop", () => {
   let proxy: TcpProxy;
@@ -26,8 +15,7 @@ await describePostgres("a PostgreSQL store whose connections drop", () => {
   const outcomes: string[] = [];
 
   beforeAll(async () => {
-    const url = new URL(DATABASE_URL);
-    proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    proxy = await postgresProxy();
     store = await openPostgres({
       connection: { connectionString: proxy.rewrite(DATABASE_URL) },
       schema,
@@ -39,7 +27,7 @@ await describePostgres("a PostgreSQL store whose connections drop", () => {
   afterAll(async () => {
     await store?.close();
     await proxy?.close();
-    await admin(`drop schema if exists ${schema} cascade`);
+    await adminQuery(`drop schema if exists ${schema} cascade`);
   });
 
   it("survives a checked-out connection dropping between statements, answers StoreUnavailableError, and recovers", async () => {

@@ -14,6 +14,7 @@ import type { GatedCall } from "../../../src/app/routing/call-gate.js";
 import { ApprovalRefusal } from "../../../src/domain/approval/approval-refusal.js";
 import type { GatewayError } from "../../../src/domain/errors.js";
 import type { DomainEvent } from "../../../src/domain/events.js";
+import { pendingApproval } from "../../support/approvals.js";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const hasher = new NodeHasher();
@@ -386,24 +387,15 @@ describe("the approval gate", () => {
     const clock = new TestClock();
     const { gate, events } = replica(repository, clock);
     gates.push(gate);
-    const orphan: ApprovalRecord = {
-      approval_id: "orphan",
-      mcp_server_id: "files",
-      tool_name: "delete_reports",
-      arguments: {},
-      arguments_hash: "0".repeat(64),
-      state: "pending",
-      channel: "event_stream",
-      requested_at: clock.ms / 1000 - 100,
-      expires_at: clock.ms / 1000 - 5,
-      call_deadline_at: null,
-      requested_by: "cal",
-      tenant_id: null,
-      decided_by: null,
-      decided_at: null,
-      reason: null,
-    };
-    await repository.create(orphan);
+    await repository.create(
+      pendingApproval({
+        approval_id: "orphan",
+        mcp_server_id: "files",
+        tool_name: "delete_reports",
+        requested_at: clock.ms / 1000 - 100,
+        expires_at: clock.ms / 1000 - 5,
+      }),
+    );
     await gate.sweep();
     expect((await repository.get("orphan"))?.state).toBe("pending");
     clock.ms += 5_000;

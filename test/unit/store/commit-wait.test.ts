@@ -1,43 +1,11 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { type AppendGroup, BatchingAppender } from "../../../src/adapters/store/batching-appender.js";
-import type { DomainEvent } from "../../../src/domain/events.js";
-
-let n = 0;
-function event(): DomainEvent {
-  n += 1;
-  return {
-    type: "ToolInvocationCompleted",
-    mcp_server_id: "math",
-    tool_name: "add",
-    call_id: `call-${n}`,
-    duration_ms: 1,
-    result_size_bytes: 2,
-    event_id: `e-${n}`,
-    occurred_at: 1,
-    produced_by: "test",
-  } as DomainEvent;
-}
-
-/** A writer that records each batch; `fail` makes attempts throw, `hold` keeps a write open. */
-function recordingWriter() {
-  const batches: string[][] = [];
-  const state = {
-    fail: false,
-    hold: null as Promise<void> | null,
-    batches,
-    write: async (batch: readonly AppendGroup[]) => {
-      if (state.hold) await state.hold;
-      if (state.fail) throw new Error("database away");
-      batches.push(batch.flatMap((group) => group.events.map((e) => e.event_id)));
-    },
-  };
-  return state;
-}
+import { BatchingAppender } from "../../../src/adapters/store/batching-appender.js";
+import { completedEvent, recordingWriter } from "../../support/event-appends.js";
 
 /** A call finishing: appends its event and waits for its commit, as `CommitBeforeAnswer` does. */
 function finishCall(appender: BatchingAppender): true | Promise<boolean> {
-  appender.append("mcp_server:math", [event()]);
+  appender.append("mcp_server:math", [completedEvent()]);
   return appender.whenCommitted(appender.appendMark());
 }
 
@@ -66,7 +34,7 @@ describe("BatchingAppender.whenCommitted", () => {
     const flushing = recordingWriter();
     const other = new BatchingAppender(flushing.write);
     await inOneTurn(() => {
-      other.append("mcp_server:math", [event()]);
+      other.append("mcp_server:math", [completedEvent()]);
       return other.flush();
     });
     expect(flushing.batches.map((b) => b.length)).toEqual(Array(16).fill(1));
@@ -95,7 +63,7 @@ describe("BatchingAppender.whenCommitted", () => {
       batchDelayMs: 60_000,
       idleCommitAfterMs: Number.POSITIVE_INFINITY,
     });
-    appender.append("s", [event()]);
+    appender.append("s", [completedEvent()]);
     await nextTurn();
     expect(writer.batches).toEqual([]);
     await expect(appender.whenCommitted(appender.appendMark())).resolves.toBe(true);

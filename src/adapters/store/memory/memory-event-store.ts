@@ -1,12 +1,7 @@
-import type {
-  EventStore,
-  ReadAllOptions,
-  ReadStreamOptions,
-  StoredEvent,
-} from "../../../app/ports/event-store.js";
-import type { DomainEvent } from "../../../domain/events.js";
-import { type AppendGroup, BatchingAppender, type GroupCommitOptions } from "../batching-appender.js";
+import type { ReadAllOptions, ReadStreamOptions, StoredEvent } from "../../../app/ports/event-store.js";
+import type { AppendGroup, GroupCommitOptions } from "../batching-appender.js";
 import { allReadOptions, type EventsTable, streamReadOptions, toStoredEvent } from "../event-table.js";
+import { GroupCommitEventStore } from "../group-commit-event-store.js";
 
 /**
  * The rows of an in-process event store. Stores built on the same log see each other's events,
@@ -26,39 +21,14 @@ export class MemoryEventLog {
  * objects with the store), nothing survives the process. Every event is kept; there is no
  * retention limit.
  */
-export class MemoryEventStore implements EventStore {
+export class MemoryEventStore extends GroupCommitEventStore {
   readonly durable = false;
   readonly #log: MemoryEventLog;
-  readonly #appender: BatchingAppender;
 
   constructor(options: GroupCommitOptions & { log?: MemoryEventLog } = {}) {
     const { log, ...groupCommit } = options;
+    super(groupCommit);
     this.#log = log ?? new MemoryEventLog();
-    this.#appender = new BatchingAppender(async (batch) => this.#writeBatch(batch), groupCommit);
-  }
-
-  append(streamId: string, events: readonly DomainEvent[]): void {
-    this.#appender.append(streamId, events);
-  }
-
-  flush(): Promise<void> {
-    return this.#appender.flush();
-  }
-
-  appendMark(): number {
-    return this.#appender.appendMark();
-  }
-
-  whenCommitted(mark: number): true | Promise<boolean> {
-    return this.#appender.whenCommitted(mark);
-  }
-
-  get commitFailure(): { readonly retryInMs: number } | null {
-    return this.#appender.commitFailure;
-  }
-
-  retryNow(): void {
-    this.#appender.retryNow();
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
@@ -78,12 +48,11 @@ export class MemoryEventStore implements EventStore {
     return this.#log.rows.slice(fromPosition - 1, fromPosition - 1 + limit).map(toStoredEvent);
   }
 
-  close(): Promise<void> {
-    return this.#appender.close();
-  }
-
-  /** Synchronous, so a batch lands whole or (on a thrown error) not at all, like a transaction. */
-  #writeBatch(batch: readonly AppendGroup[]): void {
+  /**
+   * Synchronous inside (nothing awaited), so a batch lands whole or (on a thrown error, which
+   * rejects) not at all, like a transaction.
+   */
+  protected async writeBatch(batch: readonly AppendGroup[]): Promise<void> {
     const log = this.#log;
     for (const group of batch) {
       let stream = log.streams.get(group.streamId);
