@@ -1,7 +1,7 @@
 import type { Principal } from "../context.js";
 import type { EventBus } from "../event-bus.js";
 import type { Clock } from "../ports/clock.js";
-import type { AuthMethod } from "./authenticator.js";
+import type { AuthMethod } from "./auth-method.js";
 
 /**
  * How long a success or a grant stays announced: within it, the same principal (with the same

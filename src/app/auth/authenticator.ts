@@ -7,6 +7,7 @@ import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
 import type { TokenVerifier } from "../ports/token-verifier.js";
 import type { AccessEvents } from "./access-events.js";
+import type { AuthMethod } from "./auth-method.js";
 import { type LockoutSettings, LoginLockout } from "./login-lockout.js";
 
 /** The credentials a request carried; each absent when not sent or empty. */
@@ -29,8 +30,6 @@ export const NO_CREDENTIALS = "No valid credentials provided";
 export const BAD_KEY_FORMAT = "Invalid API key format: must start with 'mcp_'";
 export const KEY_REVOKED = "API key has been revoked";
 export const KEY_EXPIRED = "API key has expired";
-
-export type AuthMethod = "api_key" | "jwt" | "none";
 
 export type Authentication =
   | { readonly ok: true; readonly principal: Principal; readonly authenticated: boolean }
