@@ -5,7 +5,6 @@ import type { AccessEvents } from "./auth/access-events.js";
 import type { Authorizer } from "./auth/authorizer.js";
 import type { CommitBeforeAnswer } from "./commit-before-answer.js";
 import type { RequestContext } from "./context.js";
-import type { LeaderCommands } from "./coordination/leader-commands.js";
 import type { Leadership } from "./coordination/leadership.js";
 import type { DiscoveryService } from "./discovery/discovery-service.js";
 import type { EgressPolicies } from "./egress/egress-policies.js";
@@ -16,7 +15,6 @@ import type { Governance } from "./governance/governance.js";
 import type { GroupService } from "./groups/group-service.js";
 import type { HeaderExposure } from "./headers/header-exposure.js";
 import type { HotLoadingService } from "./hot-loading/hot-loading-service.js";
-import type { Operation } from "./operation.js";
 import type { DigestPins } from "./pins/digest-pins.js";
 import type { Clock } from "./ports/clock.js";
 import type { ComplianceExportStatus } from "./ports/compliance-export.js";
@@ -72,15 +70,31 @@ export interface Continuations {
   store: ContinuationStore;
 }
 
-/** Everything operations may use. Built once by `composition`. */
+/**
+ * An operation as the rate limit and the leader see it: its name, its kind and how it runs. Every
+ * `Operation` (`operation.ts`) has this shape. It is spelled out here because `operation.ts` imports
+ * this file (the services an operation runs with), and an import back would make a cycle.
+ */
+export interface OperationRef<O = unknown> {
+  readonly name: string;
+  readonly kind: "command" | "query";
+  run(services: AppServices, input: never, ctx: RequestContext): Promise<O>;
+}
+
 /** The command-bus rate limit (spec 2 §8), charged by `execute` before an operation runs. */
 export interface CommandRateLimit {
   /** Takes one token from the operation's budget; throws `RateLimitExceeded` when it is used up. */
-  charge(operation: Operation, ctx: RequestContext): void;
+  charge(operation: OperationRef, ctx: RequestContext): void;
   /** Buckets held now (a bucket is dropped once refilled), for `gateway_health`. */
   readonly activeBuckets: number;
 }
 
+/** Runs leader-only operations on the fleet manager, wherever they were asked (`coordination/leader-commands.ts`). */
+export interface LeaderCommandRunner {
+  run<O>(operation: OperationRef<O>, input: unknown, ctx: RequestContext): Promise<O>;
+}
+
+/** Everything operations may use. Built once by `composition`. */
 export interface AppServices {
   fleet: Fleet;
   invoker: ToolInvoker;
@@ -145,7 +159,7 @@ export interface AppServices {
    */
   coordination?: Leadership;
   /** With coordination: runs leader-only operations on the fleet manager (see `execute`). */
-  leaderCommands?: LeaderCommands;
+  leaderCommands?: LeaderCommandRunner;
   settings: ServiceSettings;
   /** This replica's metrics registry (`gateway_metrics`, `GET /metrics`); absent, metrics answer NotConfiguredError. */
   metrics?: GatewayMetrics;

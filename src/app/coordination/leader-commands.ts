@@ -10,7 +10,7 @@ import type {
   LeaderCommandQueue,
 } from "../ports/leader-command-queue.js";
 import type { Logger } from "../ports/logger.js";
-import type { AppServices } from "../services.js";
+import type { AppServices, LeaderCommandRunner, OperationRef } from "../services.js";
 import type { Leadership } from "./leadership.js";
 
 /**
@@ -55,7 +55,7 @@ export interface LeaderCommandsDeps {
  * running a command leaves it to the next term, which runs it again); leader-only operations are
  * written to be safe to repeat.
  */
-export class LeaderCommands {
+export class LeaderCommands implements LeaderCommandRunner {
   private readonly timing: Required<NonNullable<LeaderCommandsDeps["timing"]>>;
 
   constructor(private readonly deps: LeaderCommandsDeps) {
@@ -67,7 +67,7 @@ export class LeaderCommands {
   }
 
   /** Runs `operation` here when this replica manages the fleet, otherwise on the replica that does. */
-  async run<O>(operation: Operation<never, O>, input: unknown, ctx: RequestContext): Promise<O> {
+  async run<O>(operation: OperationRef<O>, input: unknown, ctx: RequestContext): Promise<O> {
     const { leadership, queue, ids, services } = this.deps;
     if (leadership.isLeader) return operation.run(services(), input as never, ctx);
     const commandId = ids.uuid();
