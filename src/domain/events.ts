@@ -1,8 +1,8 @@
-import type { CloseTrigger } from "./group/circuit-breaker.js";
-import type { GroupState } from "./group/group-state.js";
+import type { CloseTrigger } from "./group/circuit-state.js";
+import type { GroupState } from "./group/group-snapshot.js";
 import type { AgentPolicyEntry } from "./policy/agent-policy.js";
 import type { DigestEnforcement } from "./policy/digest-pins.js";
-import type { DeadReason, ServerState } from "./server/lifecycle.js";
+import type { DeadReason, ServerState } from "./server/server-state.js";
 
 /**
  * Domain events: one discriminated union, keyed by `type`. The envelope (`event_id`, `occurred_at`,

@@ -1,4 +1,7 @@
 import type { DomainEventPayload } from "../events.js";
+import type { CircuitState, CloseTrigger } from "./circuit-state.js";
+
+export type { CircuitState, CloseTrigger };
 
 /**
  * The group circuit breaker (spec 1 §3 "Group availability") as a transition table. Call failures
@@ -10,15 +13,8 @@ import type { DomainEventPayload } from "../events.js";
  * Health checks and starts do not count towards the run: the breaker protects callers from calls
  * that fail; rotation (see `rotation.ts`) is what health checks move.
  */
-export interface CircuitState {
-  readonly open: boolean;
-  /** Call failures in a row across members. */
-  readonly failure_run: number;
-}
-
 export const INITIAL_CIRCUIT: CircuitState = { open: false, failure_run: 0 };
 
-export type CloseTrigger = "health_passed" | "start_completed" | "rebalance";
 export type CircuitTrigger = "call_failed" | "call_succeeded" | CloseTrigger;
 
 export interface CircuitContext {

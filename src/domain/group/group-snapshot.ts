@@ -1,7 +1,15 @@
 import type { CanaryConfig } from "./canary.js";
-import type { CircuitState } from "./circuit-breaker.js";
-import type { GroupState } from "./group-state.js";
+import type { CircuitState } from "./circuit-state.js";
+import type { GroupMember } from "./group-member.js";
 import type { StrategyCursor, StrategyName } from "./strategies.js";
+
+export type { GroupMember };
+
+/**
+ * Group availability (spec 1 §2 "Group", §3): derived by `group-state.ts`, never assigned. Defined
+ * here, with the snapshot that reports it, so the domain events can name it without a cycle.
+ */
+export type GroupState = "inactive" | "partial" | "healthy" | "degraded";
 
 /**
  * A group as an immutable value. Every operation of `group-model.ts` and `membership.ts` takes a
@@ -17,19 +25,6 @@ export interface GroupSnapshot {
   readonly cursor: StrategyCursor;
   /** The state last reported, so a change emits `GroupStateChanged` exactly once. */
   readonly last_state: GroupState;
-}
-
-export interface GroupMember {
-  readonly id: string;
-  /** 1-100: share under `weighted_round_robin` and `random`. */
-  readonly weight: number;
-  /** 1-100: lower is preferred by `priority`. */
-  readonly priority: number;
-  readonly in_rotation: boolean;
-  /** Failed calls or health checks in a row; a success resets it. */
-  readonly consecutive_failures: number;
-  /** Successful calls, health checks or starts in a row; a failure resets it. */
-  readonly consecutive_successes: number;
 }
 
 export interface GroupSettings {

@@ -1,5 +1,6 @@
 import type { DomainEventPayload } from "../events.js";
-import type { GroupMember, GroupSnapshot } from "./group-snapshot.js";
+import type { GroupMember } from "./group-member.js";
+import type { GroupSnapshot, GroupState } from "./group-snapshot.js";
 import { isServiceable, isStartableCold, type MemberStatuses, statusOf } from "./member-status.js";
 
 /**
@@ -7,7 +8,7 @@ import { isServiceable, isStartableCold, type MemberStatuses, statusOf } from ".
  * assigned: `degraded` while the circuit is open; otherwise `inactive` when no member is ready and
  * in rotation, `partial` below `min_healthy`, `healthy` otherwise. A group is never `cold`.
  */
-export type GroupState = "inactive" | "partial" | "healthy" | "degraded";
+export type { GroupState };
 export const GROUP_STATES: readonly GroupState[] = ["inactive", "partial", "healthy", "degraded"];
 
 export interface GroupCounts {

@@ -1,4 +1,4 @@
-import type { ServerState } from "../server/lifecycle.js";
+import type { ServerState } from "../server/server-state.js";
 
 /**
  * What a group needs to know of a member server's lifecycle. The group does not own the member's

@@ -1,4 +1,4 @@
-import type { GroupMember } from "./group-snapshot.js";
+import type { GroupMember } from "./group-member.js";
 
 /**
  * Load-balancing strategies as a table: name to a pure function choosing one of the candidates.

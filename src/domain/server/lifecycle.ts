@@ -1,16 +1,16 @@
 import type { DomainEventPayload } from "../events.js";
 import { retryBackoffSeconds } from "./backoff.js";
+import { type DeadReason, SERVER_STATES, type ServerState } from "./server-state.js";
+
+// The states live in a leaf module (the domain events name them, and this table emits the events);
+// they are exported here too, beside the table that drives them.
+export { type DeadReason, SERVER_STATES, type ServerState };
 
 /**
  * The MCP server lifecycle (spec 1 §3, decisions "Lifecycle details") as a transition table.
  * Code never assigns a state: it feeds a trigger to {@link applyTrigger}, which finds the row,
  * computes the next snapshot and the domain events the change emits. Time is passed in.
  */
-export type ServerState = "cold" | "initializing" | "ready" | "degraded" | "dead";
-export const SERVER_STATES: readonly ServerState[] = ["cold", "initializing", "ready", "degraded", "dead"];
-
-export type DeadReason = "given_up" | "crashed" | "start_failed" | "capability_blocked";
-
 export interface DeadInfo {
   reason: DeadReason;
   /** Epoch seconds. */
