@@ -1,4 +1,3 @@
-import { getMaxListeners, setMaxListeners } from "node:events";
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/truncation/cut-json.js";
@@ -8,6 +7,7 @@ import { defineOperation } from "../operation.js";
 import type { ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
 import type { AppServices } from "../services.js";
+import { SignalFollowers } from "../signal-followers.js";
 import { truncateOutcomes } from "../truncation/truncate-outcomes.js";
 import { UNKNOWN_FIELD_RULE } from "../validation.js";
 
@@ -147,7 +147,7 @@ export const callTools = defineOperation({
     let batchBytes = 0;
     let next = 0;
 
-    const worker = async () => {
+    const worker = async (ctx: RequestContext) => {
       while (next < calls.length) {
         const index = next++;
         const call = calls[index]!;
@@ -182,9 +182,13 @@ export const callTools = defineOperation({
       }
     };
     const workers = Math.min(input.max_concurrency, calls.length);
-    // Each running call listens to the caller's signal until it ends: up to 50 at once is expected.
-    if (ctx.signal) setMaxListeners(Math.max(getMaxListeners(ctx.signal), workers + 10), ctx.signal);
-    await Promise.all(Array.from({ length: workers }, worker));
+    // Each worker's calls listen to a signal of the worker's own, not all to the caller's.
+    const followers = new SignalFollowers(ctx.signal);
+    try {
+      await Promise.all(Array.from({ length: workers }, () => worker(followers.follow(ctx))));
+    } finally {
+      followers.release();
+    }
 
     const succeeded = outcomes.filter((o) => o.success).length;
     const cancelled = outcomes.filter((o) => o.error_type === CANCELLED).length;
