@@ -103,6 +103,13 @@ module.exports = {
       to: { path: "^src/app/" },
     },
     {
+      name: "adapters-import-only-ports-of-app",
+      comment: "Rule 3: adapters implement ports; of app they import app/ports only, never a use case.",
+      severity: "error",
+      from: { path: "^src/adapters/" },
+      to: { path: "^src/app/", pathNot: "^src/app/ports/" },
+    },
+    {
       name: "adapters-not-to-another-family",
       comment:
         "Rule 3: an adapter family (a folder of src/adapters) never imports another, except the shared " +

@@ -29,6 +29,7 @@ describe("the layer rules (.dependency-cruiser.cjs)", () => {
     const result = await cruiseSrc(FIXTURE);
     expect(result.summary.violations.map(describeViolation).sort()).toEqual([
       "adapters-not-to-a-sibling: src/adapters/store/sqlite/bad-sqlite.ts -> src/adapters/store/memory/memory-store.ts",
+      "adapters-import-only-ports-of-app: src/adapters/store/sqlite/bad-sqlite.ts -> src/app/use-case.ts",
       "adapters-not-to-another-family: src/adapters/notify/bad-sender.ts -> src/adapters/store/table.ts",
       "app-imports-no-node-builtin: src/app/bad-use-case.ts -> events",
       "app-imports-no-package-but-zod: src/app/bad-use-case.ts -> node_modules/fastify/fastify.js",
@@ -60,7 +61,7 @@ describe("the layer rules (.dependency-cruiser.cjs)", () => {
       baseDir: FIXTURE,
       outputType: "err-long",
     });
-    expect(exitCode).toBe(17);
+    expect(exitCode).toBe(18);
     expect(output).toContain("error only-composition-imports-adapters: src/edges/http/bad-route.ts");
   });
 
