@@ -24,12 +24,14 @@ async function cruiseSrc(baseDir: string): Promise<ICruiseResult> {
 const describeViolation = (v: IViolation) =>
   `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, "node_modules/")}`;
 
-describe("the layer rules (.dependency-cruiser.cjs)", () => {
+// Cruising src/ parses about 600 files: five seconds on an idle machine, the bound leaves room for a
+// loaded one.
+describe("the layer rules (.dependency-cruiser.cjs)", { timeout: 180_000 }, () => {
   it("report each broken rule of the fixture tree, and none of the imports the rules allow", async () => {
     const result = await cruiseSrc(FIXTURE);
     expect(result.summary.violations.map(describeViolation).sort()).toEqual([
-      "adapters-not-to-a-sibling: src/adapters/store/sqlite/bad-sqlite.ts -> src/adapters/store/memory/memory-store.ts",
       "adapters-import-only-ports-of-app: src/adapters/store/sqlite/bad-sqlite.ts -> src/app/use-case.ts",
+      "adapters-not-to-a-sibling: src/adapters/store/sqlite/bad-sqlite.ts -> src/adapters/store/memory/memory-store.ts",
       "adapters-not-to-another-family: src/adapters/notify/bad-sender.ts -> src/adapters/store/table.ts",
       "app-imports-no-node-builtin: src/app/bad-use-case.ts -> events",
       "app-imports-no-package-but-zod: src/app/bad-use-case.ts -> node_modules/fastify/fastify.js",
@@ -65,7 +67,7 @@ describe("the layer rules (.dependency-cruiser.cjs)", () => {
     expect(output).toContain("error only-composition-imports-adapters: src/edges/http/bad-route.ts");
   });
 
-  it("find nothing to report in the project's src/", { timeout: 60_000 }, async () => {
+  it("find nothing to report in the project's src/", async () => {
     const result = await cruiseSrc(ROOT);
     expect(result.summary.violations.map(describeViolation)).toEqual([]);
     expect(result.summary.totalCruised).toBeGreaterThan(500);
