@@ -63,6 +63,35 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+  try {
+    return await serveGateway(gateway, signals, {
+      ...options,
+      port,
+      configPath: loaded.path,
+      http: config.http,
+    });
+  } finally {
+    // However serving ended (a signal, the client hanging up, an HTTP application that could not
+    // be built), what the gateway opened is closed before `serve` returns. Idempotent: the usual
+    // paths shut it down already, in their own order.
+    await gateway.shutdown();
+  }
+}
+
+/** Serves until a signal or the stdio client hanging up; shuts the gateway down on its usual paths. */
+async function serveGateway(
+  gateway: Gateway,
+  signals: ShutdownSignals,
+  options: {
+    transport: ServeOptions["transport"];
+    host: string;
+    port: number;
+    /** For the log: the file the configuration was read from, null when none. */
+    configPath: string | null;
+    http: GatewayConfig["http"];
+  },
+): Promise<number> {
+  const { logger } = gateway.services;
   if (signals.triggered) {
     // Told to stop while starting: nothing is served, the gateway stops in order.
     logger.info({}, "shutting down before serving");
@@ -76,7 +105,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     : () => {};
   logger.info(
     {
-      config_path: loaded.path,
+      config_path: options.configPath,
       mcp_servers: gateway.services.fleet.list().length,
       instance_id: gateway.services.instance.instance_id,
     },
@@ -84,8 +113,14 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   );
   try {
     return await (options.transport === "stdio"
-      ? serveOverStdio(gateway, signals, config.http)
-      : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null));
+      ? serveOverStdio(gateway, signals, options.http)
+      : serveOverHttp(
+          gateway,
+          signals,
+          options.host,
+          options.port,
+          options.http.graceful_shutdown_timeout_s ?? null,
+        ));
   } finally {
     stopReloadSignal();
   }
