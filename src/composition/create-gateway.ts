@@ -4,7 +4,6 @@ import { NodeHasher } from "../adapters/system/node-hasher.js";
 import { NodeIdGenerator } from "../adapters/system/node-ids.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { CachedApiKeyRepository } from "../app/auth/cached-api-keys.js";
-import { OPERATIONS_BY_NAME } from "../app/catalog.js";
 import type { Principal } from "../app/context.js";
 import type { DiscoverySourceFactory } from "../app/discovery/discovery-deps.js";
 import { EventBus } from "../app/event-bus.js";
@@ -13,18 +12,15 @@ import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import type { AppServices } from "../app/services.js";
 import type { EnvSettings } from "../config/load.js";
 import type { GatewayConfig } from "../config/schema.js";
-import { AutoRecovery } from "../control/auto-recovery.js";
-import { idleReaper } from "../control/idle-reaper.js";
 import type { ServerStreamLimits } from "../edges/mcp/server-streams.js";
 import { assembleServices } from "./app-services.js";
 import { openAuthentication } from "./authentication.js";
 import { openLoops } from "./background-loops.js";
 import { Closers } from "./closers.js";
-import { createCoordination } from "./coordination.js";
-import { createDiscovery, discoveryAdapters } from "./discovery.js";
 import { createFrontDoor, type FrontDoor } from "./front-door.js";
 import { refuseDeclaredExposure } from "./header-exposure.js";
 import { httpEdge } from "./http-edge.js";
+import { createLeaderWork } from "./leader-work.js";
 import { openMetrics } from "./observability.js";
 import { openApprovals } from "./open-approvals.js";
 import { openContinuations } from "./open-continuations.js";
@@ -191,36 +187,17 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
   const refused = checkStartup(config, approvals, logger);
   if (refused) throw refused;
 
-  // The discovery cycle is leader-only work; its operations run on the fleet manager too.
-  const discovery = createDiscovery(config, {
-    fleet: fleet.fleet,
-    groups: fleet.groups,
+  const { discovery, coordination } = createLeaderWork(config, {
+    env,
+    storage,
+    fleet,
     bus,
     clock,
     hasher,
     ids,
     logger,
-    remote: fleet.remote,
-    serverConfigs: storage.repositories.serverConfigs,
-    rejections: storage.repositories.discoveryRejections,
-    coordinated: config.coordination !== undefined && config.coordination !== null,
-    sourceFactory: options.discoverySources ?? discoveryAdapters(env),
-  });
-  const coordination = createCoordination(config, {
-    storage,
-    clock,
-    logger,
-    ids,
     instanceId,
-    work: {
-      fleet: fleet.fleet,
-      groups: fleet.groups,
-      idleReaper: idleReaper(fleet.fleet, logger),
-      recovery: new AutoRecovery({ fleet: fleet.fleet, bus, logger }),
-      logger,
-      runnables: [discovery.runnable],
-    },
-    operations: OPERATIONS_BY_NAME,
+    discoverySources: options.discoverySources,
     services: () => services,
   });
   // One cache of API-key lookups, shared by authentication and the revoke operation (which empties it).
