@@ -98,6 +98,9 @@ async function serveGateway(
     await gateway.shutdown();
     return 0;
   }
+  // Built before the background work starts, so that the shutdown, last opened first, stops the
+  // leader-only work (releasing the lease at once, for a peer to take over) before the MCP endpoint.
+  const app = options.transport === "http" ? await gateway.http({ host: options.host }) : null;
   gateway.startBackground();
   const { reloader } = gateway;
   const stopReloadSignal = reloader
@@ -112,10 +115,11 @@ async function serveGateway(
     "gateway started",
   );
   try {
-    return await (options.transport === "stdio"
+    return await (app === null
       ? serveOverStdio(gateway, signals, options.http)
       : serveOverHttp(
           gateway,
+          app,
           signals,
           options.host,
           options.port,
@@ -128,13 +132,13 @@ async function serveGateway(
 
 async function serveOverHttp(
   gateway: Gateway,
+  app: FastifyInstance,
   signals: ShutdownSignals,
   host: string,
   port: number,
   gracefulTimeoutS: number | null,
 ): Promise<number> {
   const { logger } = gateway.services;
-  const app = await gateway.http({ host });
   try {
     const address = await app.listen({ host, port });
     logger.info({ address }, "listening");
