@@ -63,12 +63,44 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+  try {
+    return await serveGateway(gateway, signals, {
+      ...options,
+      port,
+      configPath: loaded.path,
+      http: config.http,
+    });
+  } finally {
+    // However serving ended (a signal, the client hanging up, an HTTP application that could not
+    // be built), what the gateway opened is closed before `serve` returns. Idempotent: the usual
+    // paths shut it down already, in their own order.
+    await gateway.shutdown();
+  }
+}
+
+/** Serves until a signal or the stdio client hanging up; shuts the gateway down on its usual paths. */
+async function serveGateway(
+  gateway: Gateway,
+  signals: ShutdownSignals,
+  options: {
+    transport: ServeOptions["transport"];
+    host: string;
+    port: number;
+    /** For the log: the file the configuration was read from, null when none. */
+    configPath: string | null;
+    http: GatewayConfig["http"];
+  },
+): Promise<number> {
+  const { logger } = gateway.services;
   if (signals.triggered) {
     // Told to stop while starting: nothing is served, the gateway stops in order.
     logger.info({}, "shutting down before serving");
     await gateway.shutdown();
     return 0;
   }
+  // Built before the background work starts, so that the shutdown, last opened first, stops the
+  // leader-only work (releasing the lease at once, for a peer to take over) before the MCP endpoint.
+  const app = options.transport === "http" ? await gateway.http({ host: options.host }) : null;
   gateway.startBackground();
   const { reloader } = gateway;
   const stopReloadSignal = reloader
@@ -76,16 +108,23 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
     : () => {};
   logger.info(
     {
-      config_path: loaded.path,
+      config_path: options.configPath,
       mcp_servers: gateway.services.fleet.list().length,
       instance_id: gateway.services.instance.instance_id,
     },
     "gateway started",
   );
   try {
-    return await (options.transport === "stdio"
-      ? serveOverStdio(gateway, signals, config.http)
-      : serveOverHttp(gateway, signals, options.host, port, config.http.graceful_shutdown_timeout_s ?? null));
+    return await (app === null
+      ? serveOverStdio(gateway, signals, options.http)
+      : serveOverHttp(
+          gateway,
+          app,
+          signals,
+          options.host,
+          options.port,
+          options.http.graceful_shutdown_timeout_s ?? null,
+        ));
   } finally {
     stopReloadSignal();
   }
@@ -93,13 +132,13 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
 
 async function serveOverHttp(
   gateway: Gateway,
+  app: FastifyInstance,
   signals: ShutdownSignals,
   host: string,
   port: number,
   gracefulTimeoutS: number | null,
 ): Promise<number> {
   const { logger } = gateway.services;
-  const app = await gateway.http({ host });
   try {
     const address = await app.listen({ host, port });
     logger.info({ address }, "listening");

@@ -1,0 +1,108 @@
+import type { FastifyInstance } from "fastify";
+import type { AppServices } from "../app/services.js";
+import type { GatewayConfig } from "../config/schema.js";
+import { buildHttpApp } from "../edges/http/build-app.js";
+import { isLoopbackHost } from "../edges/http/origin-policy.js";
+import type { ReadinessCheck } from "../edges/http/routes/health.js";
+import { allowAnonymous } from "../edges/http/ws/handshake.js";
+import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
+import type { ServerStreamLimits } from "../edges/mcp/server-streams.js";
+import type { AuthenticationEdges } from "./authentication.js";
+import type { Closers } from "./closers.js";
+import type { FrontDoor } from "./front-door.js";
+import type { Storage } from "./open-storage.js";
+import { describeProtectedResource } from "./open-token-verifier.js";
+import { storeReadiness } from "./store-readiness.js";
+
+export interface HttpEdgeDeps {
+  services: AppServices;
+  storage: Storage;
+  authentication: AuthenticationEdges | null;
+  frontDoor: FrontDoor | null;
+  streamLimits?: ServerStreamLimits;
+}
+
+/**
+ * The builder of the HTTP application (REST, health, `/mcp`): one MCP endpoint, made with the first
+ * application and registered in `closers` then; each call builds an application around it, never
+ * listening. `listen.host` is the address it will listen on: on a loopback address the MCP
+ * endpoint refuses foreign Host headers.
+ */
+export function httpEdge(
+  config: GatewayConfig,
+  deps: HttpEdgeDeps,
+  closers: Closers,
+): (listen?: { host?: string }) => Promise<FastifyInstance> {
+  const { services, storage, authentication, frontDoor } = deps;
+  let endpoint: McpHttpEndpoint | null = null;
+  return async (listen = {}) => {
+    const browserGuard = {
+      allowedOrigins: config.http.allowed_origins,
+      loopbackOnly: listen.host === undefined || isLoopbackHost(listen.host),
+    };
+    if (!endpoint) {
+      const opened = new McpHttpEndpoint(services, {
+        ...browserGuard,
+        ...(deps.streamLimits && { streamLimits: deps.streamLimits }),
+        ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
+        ...(authentication && { authentication: authentication.http }),
+        sessions: storage.repositories.mcpSessions,
+        sessionCaps: {
+          maxSessions: config.http.mcp_sessions.max_sessions,
+          perPrincipal: config.http.mcp_sessions.max_per_principal,
+          perTenant: config.http.mcp_sessions.max_per_tenant,
+        },
+      });
+      closers.opened("MCP endpoint", () => opened.close());
+      endpoint = opened;
+    }
+    const mcp = endpoint;
+    return buildHttpApp(services, {
+      maxJsonDepth: config.http.max_json_depth,
+      timeouts: {
+        headersS: config.http.headers_timeout_s,
+        requestS: config.http.request_timeout_s,
+        keepAliveS: config.http.keep_alive_timeout_s,
+      },
+      mountMcp: (app) => mcp.mount(app),
+      browserGuard,
+      ...(authentication && {
+        authentication: authentication.http,
+        protectedResource: describeProtectedResource(config.auth.oidc),
+      }),
+      // With authentication off every caller is anonymous and may do everything (spec 2 §4).
+      webSocket: {
+        allowedOrigins: config.http.allowed_origins,
+        apiKeyHeader: config.auth.api_key.header_name,
+        authenticate: authentication?.streamAuthenticator ?? allowAnonymous,
+        authorize: authentication?.streamAuthorizer ?? (() => ({ tenantScope: null })),
+      },
+      readinessChecks: [
+        storageReadiness(storage, config),
+        ...(storage.availability
+          ? [storeReadiness(storage.availability, config.persistence.readiness_grace_s, services.clock)]
+          : []),
+        ...(frontDoor?.readiness ? [frontDoor.readiness] : []),
+      ],
+    });
+  };
+}
+
+/** `/health/ready` answers 503 while durable storage degraded to memory (spec 2 §2 `event_store`). */
+function storageReadiness(storage: Storage, config: GatewayConfig): ReadinessCheck {
+  return {
+    name: "event_store",
+    check: () =>
+      storage.degraded
+        ? {
+            ready: false,
+            detail: {
+              status: "unhealthy",
+              configured_driver: config.event_store.driver,
+              durable: false,
+              detail: storage.degraded.reason,
+            },
+          }
+        : { ready: true },
+  };
+}
