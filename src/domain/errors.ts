@@ -80,8 +80,8 @@ const jsonRpc = (rpc: number, status: number): CatalogueEntry => ({
  * protocol (REST: `edges/http/plugins/errors.ts`, MCP: `edges/mcp/error-mapping.ts`).
  */
 export const ERROR_CATALOGUE = {
-  // On MCP a failed run `unknown_mcp_server: <id>` (ValueError).
-  McpServerNotFoundError: domain(404),
+  // Spec 2 §4: an unknown server id is refused before the tool ran (`unknown_mcp_server: <id>`).
+  McpServerNotFoundError: domain(404, false, { mcp: "refused" }),
   // On the front door an unknown or hidden upstream tool is JSON-RPC -32601 (spec 2 §4, shape 3).
   ToolNotFoundError: domain(404, false, { rpc: -32601 }),
   // Spec 2 §7: 400 for an unknown policy scope. An input schema refusal is an MCP shape 2 (see
