@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type GatewayError, validationError } from "../domain/errors.js";
+import { GatewayError } from "../domain/errors.js";
 
 /** The rule a field an input does not take is refused with, wherever it is found. */
 export const UNKNOWN_FIELD_RULE = "is not a field this request takes";
@@ -32,7 +32,18 @@ export function unknownField(field: string): GatewayError {
   return fieldIssues([{ field, rule: UNKNOWN_FIELD_RULE }]);
 }
 
-function fieldIssues(issues: readonly FieldIssue[]): GatewayError {
+/**
+ * The ValidationError of input refused before anything ran, naming the first field and its rule
+ * with every issue in details; on MCP an `isError` result naming each field (spec 2 §4, shape 2).
+ */
+export function fieldIssues(issues: readonly FieldIssue[]): GatewayError {
   const first = issues[0] ?? { field: "(body)", rule: "invalid" };
-  return validationError(`Invalid field '${first.field}': ${first.rule}`, { issues });
+  return new GatewayError(
+    "ValidationError",
+    `Invalid field '${first.field}': ${first.rule}`,
+    { issues },
+    {
+      mcp: "refused",
+    },
+  );
 }

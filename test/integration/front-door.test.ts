@@ -115,6 +115,17 @@ describe("front door: tools", () => {
     expect(failed).toMatchObject({ isError: true, content: [{ type: "text", text: "it broke" }] });
   });
 
+  it("refuses a management tool's unknown server id before running it, as on the egress", async () => {
+    for (const tool of ["gateway_start", "gateway_stop", "gateway_tools", "gateway_details"]) {
+      const result = (await client.callTool({
+        name: tool,
+        arguments: { mcp_server: "ghost" },
+      })) as ToolResult;
+      expect([tool, result.isError]).toEqual([tool, true]);
+      expect(textOf(result)).toBe(`Error executing tool ${tool}: unknown_mcp_server: ghost`);
+    }
+  });
+
   it("routes a group's tool to a member and answers -32601 for unknown and denied tools", async () => {
     expect(textOf(await client.callTool({ name: "echo", arguments: { message: "pool" } }))).toBe("pool");
     for (const name of ["no_such_tool", "crash"]) {

@@ -236,17 +236,20 @@ describe("the MCP endpoint over streamable HTTP (egress)", () => {
     expect(deleted.json).toMatchObject({ deleted: false, continuation_id: "cont_x_0_deadbeef" });
   });
 
-  it("reports an unknown server as a failed run, not a refusal", async () => {
-    const result = await callJson(client, "gateway_start", { mcp_server: "ghost" });
-    expect(result.isError).toBe(false);
+  it("refuses an unknown server id before running, as an isError result (spec 2 §4, shape 2)", async () => {
+    for (const tool of ["gateway_start", "gateway_stop", "gateway_tools", "gateway_details"]) {
+      const raw = await client.callTool({ name: tool, arguments: { mcp_server: "ghost" } });
+      expect([tool, raw.isError]).toEqual([tool, true]);
+      expect(raw.content).toEqual([
+        { type: "text", text: `Error executing tool ${tool}: unknown_mcp_server: ghost` },
+      ]);
+    }
+  });
+
+  it("reports an unknown group as a failed run, not a refusal", async () => {
     // Written out, as spec 2's shape 1 says it: `isError: false`.
-    const raw = await client.callTool({ name: "gateway_start", arguments: { mcp_server: "ghost" } });
+    const raw = await client.callTool({ name: "gateway_group_rebalance", arguments: { group: "ghost" } });
     expect(raw.isError).toStrictEqual(false);
-    expect(result.json).toEqual({
-      error: "unknown_mcp_server: ghost",
-      error_type: "ValueError",
-      details: {},
-    });
     const rebalance = await callJson(client, "gateway_group_rebalance", { group: "ghost" });
     expect(rebalance.json).toEqual({
       error: "unknown_mcp_server: ghost",

@@ -1,4 +1,10 @@
-import { GatewayError, RequestRejected } from "../../domain/errors.js";
+import {
+  ERROR_CATALOGUE,
+  type FlatErrorType,
+  GatewayError,
+  isErrorType,
+  RequestRejected,
+} from "../../domain/errors.js";
 import type { RequestContext } from "../context.js";
 import type { Operation } from "../operation.js";
 import type { Clock } from "../ports/clock.js";
@@ -189,15 +195,7 @@ function contextOf(caller: ForwardedCaller): RequestContext {
 
 /** The outcome of a failed command: errors the caller may see keep their shape, others do not leave. */
 function outcomeOf(error: unknown, logger: Logger, operation: string): LeaderCommandOutcome {
-  if (error instanceof GatewayError) {
-    return {
-      kind: "gateway_error",
-      type: error.type,
-      message: error.message,
-      details: error.details,
-      status: error.status,
-    };
-  }
+  // A handler check keeps the outcome older replicas read it from.
   if (error instanceof RequestRejected) {
     return {
       kind: "rejected",
@@ -205,6 +203,17 @@ function outcomeOf(error: unknown, logger: Logger, operation: string): LeaderCom
       code: error.code,
       detail: error.detail,
       extra: error.extra,
+    };
+  }
+  if (error instanceof GatewayError) {
+    return {
+      kind: "gateway_error",
+      type: error.type,
+      message: error.message,
+      details: error.details,
+      status: error.status,
+      mcp: error.mcp,
+      ...(error.subject !== undefined && { subject: error.subject }),
     };
   }
   logger.error({ err: String(error), operation }, "forwarded command failed");
@@ -217,17 +226,22 @@ function answer(outcome: LeaderCommandOutcome): unknown {
     case "ok":
       return outcome.output;
     case "gateway_error":
-      throw new GatewayError(
-        outcome.type as GatewayError["type"],
-        outcome.message,
-        outcome.details,
-        outcome.status,
-      );
-    case "rejected":
-      throw new RequestRejected(outcome.status, outcome.code, outcome.detail, outcome.extra);
+      if (!isErrorType(outcome.type)) break;
+      throw new GatewayError(outcome.type, outcome.message, outcome.details, {
+        status: outcome.status,
+        mcp: outcome.mcp,
+        subject: outcome.subject,
+      });
+    case "rejected": {
+      const { status, code, detail, extra } = outcome;
+      if (!isErrorType(code) || ERROR_CATALOGUE[code].rest !== "flat") break;
+      throw new RequestRejected(status, code as FlatErrorType, detail, extra);
+    }
     case "internal":
-      throw new Error("a forwarded command failed on the fleet manager");
+      break;
   }
+  // An error this replica's catalogue does not know (a newer leader's) names nothing either.
+  throw new Error("a forwarded command failed on the fleet manager");
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

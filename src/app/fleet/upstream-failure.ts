@@ -1,29 +1,8 @@
-import { type ErrorType, GatewayError } from "../../domain/errors.js";
+import { type ErrorType, GatewayError, RequestRejected, type UpstreamRpcError } from "../../domain/errors.js";
 import { UpstreamConnectionLost } from "../ports/upstream.js";
 
 /** JSON-RPC code the MCP SDK uses when a request outlives its timeout. */
 const SDK_REQUEST_TIMEOUT = -32001;
-
-/** The JSON-RPC error an upstream answered, as it sent it. */
-export interface UpstreamRpcError {
-  readonly code: number;
-  readonly message: string;
-  readonly data?: unknown;
-}
-
-/**
- * A call the upstream answered with a JSON-RPC error: a `ToolInvocationError` everywhere, that also
- * keeps the error as the upstream sent it, so that the front door relays it unchanged (code,
- * message and data: a client may act on them, as on -32042 "URL elicitation required").
- */
-export class UpstreamRpcFailure extends GatewayError {
-  constructor(
-    message: string,
-    readonly rpc: UpstreamRpcError,
-  ) {
-    super("ToolInvocationError", message);
-  }
-}
 
 /**
  * Classifies what an upstream call or start threw into a catalogued error with a message safe to
@@ -31,6 +10,10 @@ export class UpstreamRpcFailure extends GatewayError {
  * local paths are never included.
  */
 export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?: number): GatewayError {
+  // A handler check met on the way (the SSRF guard refusing a REST-registered endpoint) is a
+  // failure of the call or start here, reported with its code.
+  if (error instanceof RequestRejected)
+    return new GatewayError(fallback, firstLine(`${error.code}: ${error.detail}`));
   if (error instanceof GatewayError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const name = (error as { name?: unknown } | null)?.name;
@@ -47,7 +30,9 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
     return new ConnectionLostFailure(firstLine(message));
   }
   const rpc = fallback === "ToolInvocationError" ? rpcErrorOf(error, code) : undefined;
-  if (rpc) return new UpstreamRpcFailure(firstLine(message), rpc);
+  // A `ToolInvocationError` everywhere that keeps the error as the upstream sent it, for the front
+  // door to relay it unchanged.
+  if (rpc) return new GatewayError("ToolInvocationError", firstLine(message), null, { upstream: rpc });
   return new GatewayError(fallback, firstLine(message));
 }
 

@@ -187,7 +187,7 @@ export class FrontDoorRelay {
     if (typeof uri !== "string") throw invalidParams("uri must be a string");
     const server = await this.resourceOwner(uri, call.ctx);
     // A resource the caller's `access:` denies is refused like a nonexistent one (spec 2 §2).
-    const notFound = () => new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    const notFound = () => new GatewayError("ResourceNotFoundError", `Resource not found: ${uri}`, { uri });
     if (!server || !this.allows(server, call.ctx, "resource", uri)) throw notFound();
     const ui = this.settings.uiResources;
     if (!ui) return this.send(server, method, params, call);
@@ -427,27 +427,12 @@ function withoutTask(params: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** JSON-RPC error codes the relay answers with (MCP: -32002 for an unknown resource). */
-const INVALID_PARAMS = -32602;
-const METHOD_NOT_FOUND = -32601;
-const RESOURCE_NOT_FOUND = -32002;
-
-/** A refusal of a relayed request, as the JSON-RPC error the client gets. */
-export class RelayError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = "RelayError";
-  }
+/** A relayed request with a parameter the relay cannot act on (JSON-RPC -32602 on the wire). */
+function invalidParams(message: string): GatewayError {
+  return new GatewayError("InvalidParamsError", message);
 }
 
-function invalidParams(message: string): RelayError {
-  return new RelayError(INVALID_PARAMS, message);
-}
-
-function methodNotFound(method: string): RelayError {
-  return new RelayError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+/** A relayed method this session does not serve (JSON-RPC -32601 on the wire). */
+function methodNotFound(method: string): GatewayError {
+  return new GatewayError("MethodNotFoundError", `Method not found: ${method}`);
 }

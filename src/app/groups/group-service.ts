@@ -45,8 +45,16 @@ export interface GroupPolicies {
   members?: ReadonlyMap<string, ToolPolicy>;
 }
 
+/**
+ * A group id that names nothing. On MCP it is a failed run (`unknown_mcp_server: <id>`, ValueError;
+ * spec 2 §4's table), not the refusal of an unknown `mcp_server` argument: a tool that names a
+ * group (`gateway_group_rebalance`) ran its lookup.
+ */
 export const groupNotFound = (id: string) =>
-  new GatewayError("McpServerNotFoundError", `Group not found: ${id}`);
+  new GatewayError("McpServerNotFoundError", `Group not found: ${id}`, null, {
+    subject: id,
+    mcp: "ran_and_failed",
+  });
 
 /**
  * The groups of this replica: their pure snapshots (domain/group) driven by what happens to their

@@ -1,5 +1,6 @@
-import { type GatewayError, validationError } from "../../domain/errors.js";
+import type { GatewayError } from "../../domain/errors.js";
 import type { ToolPolicy } from "../../domain/policy/tool-policy.js";
+import { fieldIssues } from "../validation.js";
 
 /** The tool policy lists of a `gateway_load` request (null or absent: not given). */
 export interface PolicyRequest {
@@ -75,6 +76,5 @@ export function validatePolicyRequest(
 }
 
 function refusal(issues: { field: string; rule: string }[]): GatewayError {
-  const first = issues[0] as { field: string; rule: string };
-  return validationError(`Invalid field '${first.field}': ${first.rule}`, { issues });
+  return fieldIssues(issues);
 }

@@ -1,3 +1,5 @@
+import type { McpShape } from "../../domain/errors.js";
+
 /**
  * Commands that only the fleet manager runs, handed from the replica that received them to the
  * replica holding the management lease, through the database both share.
@@ -35,6 +37,10 @@ export type LeaderCommandOutcome =
       readonly message: string;
       readonly details: Record<string, unknown> | null;
       readonly status: number;
+      /** The MCP shape where it differs from the catalogue's (absent from older replicas). */
+      readonly mcp?: McpShape | undefined;
+      /** The id a lookup did not find (absent from older replicas). */
+      readonly subject?: string | undefined;
     }
   | {
       readonly kind: "rejected";

@@ -1,7 +1,8 @@
+import { type ErrorType, GatewayError } from "../errors.js";
+
 /**
- * The answers of the approval routes that are not a success (decisions "Approvals"). These routes
- * use flat bodies `{error: '<message>'}` (spec 1 §4), so they are kept apart from the domain error
- * catalogue and its `{error:{code, message, details}}` bodies.
+ * The messages of the approval routes' refusals (decisions "Approvals"). These routes use flat
+ * bodies `{error: '<message>'}` (spec 1 §4): their catalogue types take the `message` REST shape.
  */
 export const APPROVAL_MESSAGES = {
   badDecision: "decision must be 'approve' or 'deny'",
@@ -17,13 +18,28 @@ export interface ApprovalRefusalBody {
   readonly state?: string;
 }
 
-export class ApprovalRefusal extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 503,
-    readonly body: ApprovalRefusalBody,
-  ) {
-    super(body.error);
-    this.name = "ApprovalRefusal";
+type RefusalStatus = 400 | 401 | 404 | 409 | 422 | 503;
+
+/** The catalogue type of each status an approval route refuses with (422: a field it does not take). */
+const TYPE_OF: Readonly<Record<RefusalStatus, ErrorType>> = {
+  400: "ApprovalRequestInvalid",
+  401: "ApprovalSignatureInvalid",
+  404: "ApprovalNotFound",
+  409: "ApprovalConflict",
+  422: "ApprovalRequestInvalid",
+  503: "ApprovalServiceDisabled",
+};
+
+/** An approval route's refusal: a catalogue error whose REST body is `body`. */
+export class ApprovalRefusal extends GatewayError {
+  constructor(status: RefusalStatus, body: ApprovalRefusalBody) {
+    const { error, ...rest } = body;
+    super(TYPE_OF[status], error, rest, status);
+  }
+
+  /** The body the route answers with. */
+  get body(): ApprovalRefusalBody {
+    return { error: this.message, ...this.details };
   }
 }
 

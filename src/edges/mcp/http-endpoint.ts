@@ -29,6 +29,7 @@ import {
 } from "../http/plugins/authentication.js";
 import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
+import { transportRefusal } from "./error-mapping.js";
 import { readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
@@ -459,20 +460,10 @@ function rpcError(code: number, message: string) {
   return { jsonrpc: "2.0", error: { code, message }, id: null };
 }
 
-/**
- * A request the endpoint refuses itself (a session cap: 429, as a stream cap answers; the store
- * away: 503): the error's status and a JSON-RPC error whose `data` names the error type and its
- * details (`details.cap` and `details.limit`, or `details.store` and `details.retry_after`), for
- * the request's id when it can be read, with `Retry-After` when the error knows when to come back.
- */
+/** A request the endpoint refuses itself, as the one MCP error mapping writes it. */
 function refuse(reply: FastifyReply, error: GatewayError, body: unknown): FastifyReply {
-  const retryAfter = error.details?.retry_after;
-  if (typeof retryAfter === "number") reply.header("Retry-After", String(Math.ceil(retryAfter)));
-  return reply.status(error.status).send({
-    jsonrpc: "2.0",
-    error: { code: -32000, message: error.message, data: { error_type: error.type, details: error.details } },
-    id: readableRequestId(body),
-  });
+  const answer = transportRefusal(error, readableRequestId(body));
+  return reply.status(answer.status).headers(answer.headers).send(answer.body);
 }
 
 /**

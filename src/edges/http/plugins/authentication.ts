@@ -3,10 +3,12 @@ import { type Authentication, type Authenticator, NO_CREDENTIALS } from "../../.
 import { ANONYMOUS, type Principal } from "../../../app/context.js";
 import type { AppServices } from "../../../app/services.js";
 import { type RoutePermission, routePermission } from "../../../domain/auth/route-permissions.js";
+import { GatewayError } from "../../../domain/errors.js";
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
 import { hooksOf } from "../route-hooks.js";
 import { WEBSOCKET_PATHS } from "../ws/stream-paths.js";
+import { sendError } from "./errors.js";
 
 /** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
 export interface Caller {
@@ -79,28 +81,17 @@ export function sendAuthenticationFailure(
   auth: HttpAuthentication,
 ): FastifyReply {
   if (failure.retryAfterSeconds !== undefined) {
-    return reply
-      .status(429)
-      .header("Retry-After", String(failure.retryAfterSeconds))
-      .send({
-        error: "too_many_attempts",
-        message: failure.message,
-        details: { retry_after: failure.retryAfterSeconds },
-      });
+    const details = { retry_after: failure.retryAfterSeconds };
+    return sendError(reply, new GatewayError("too_many_attempts", failure.message, details));
   }
   const expected = auth.authenticator.expectedMethods;
-  return reply
-    .status(401)
-    .header("WWW-Authenticate", challenge(expected, auth))
-    .send({
-      error: "authentication_failed",
-      message: failure.message,
-      details: {
-        auth_method: failure.method,
-        expected_methods: expected,
-        ...(failure.reason !== undefined && { reason: failure.reason }),
-      },
-    });
+  const details = {
+    auth_method: failure.method,
+    expected_methods: expected,
+    ...(failure.reason !== undefined && { reason: failure.reason }),
+  };
+  reply.header("WWW-Authenticate", challenge(expected, auth));
+  return sendError(reply, new GatewayError("authentication_failed", failure.message, details));
 }
 
 function challenge(expected: readonly string[], auth: HttpAuthentication): string {
@@ -225,9 +216,7 @@ function refuse(_sent: FastifyReply): false {
 }
 
 function deny(reply: FastifyReply, message: string): FastifyReply {
-  return reply
-    .status(403)
-    .send({ error: { code: "AccessDeniedError", message: `Access denied: ${message}`, details: null } });
+  return sendError(reply, new GatewayError("AccessDeniedError", `Access denied: ${message}`));
 }
 
 /** The caller of a request that passed authentication, or the anonymous caller when auth is off. */

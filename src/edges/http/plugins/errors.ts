@@ -1,87 +1,96 @@
 import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "../../../app/ports/logger.js";
-import {
-  type ErrorType,
-  GatewayError,
-  INTERNAL_ERROR_MESSAGE,
-  RequestRejected,
-} from "../../../domain/errors.js";
+import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../../domain/errors.js";
+
+/** A REST answer: status, headers and body. */
+export interface RestAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+const INTERNAL_BODY = {
+  error: { code: "InternalServerError", message: INTERNAL_ERROR_MESSAGE, details: null },
+};
 
 /**
- * Error types the specification gives a REST status (spec 2 §7), plus the quota refusal of the same
- * family as the rate limit. Every other error is "any other": a 500 that says nothing more.
+ * The one mapping from errors to REST answers (spec 2 §7), in the shape the catalogue gives each
+ * type (`GatewayError.rest`): domain errors as `{error:{code, message, details}}` with their
+ * status; "any other" as a 500 that names only the type; handler checks flat
+ * `{error:'<code>', detail, ...details}`; the middleware's `{error:'<code>', message, details}`;
+ * the approval routes' `{error:'<message>', ...details}`. A refusal that knows when to come back
+ * says so in `Retry-After` (rate limit, store away, session cap). Anything outside the catalogue
+ * is a bare 500 that reveals nothing.
  */
-const REST_VISIBLE: ReadonlySet<ErrorType> = new Set<ErrorType>([
-  "McpServerNotFoundError",
-  "ToolNotFoundError",
-  "ValidationError",
-  "AuthenticationError",
-  "AccessDeniedError",
-  "AuthorizationError",
-  "RateLimitExceeded",
-  "TenantQuotaExceeded",
-  "McpServerNotReadyError",
-  "McpServerNotHereError",
-  "McpServerDegradedError",
-  "ToolTimeoutError",
-  "CannotModifyBuiltinRoleError",
-  "RoleNotFoundError",
-  "RoleAlreadyExistsError",
-  "ApiKeyNotFoundError",
-  "AuthDisabledError",
-  "ConfigFileUnavailableError",
-  "StoreUnavailableError",
-  "SessionLimitExceeded",
-]);
+export function restAnswer(error: unknown): RestAnswer {
+  if (!(error instanceof GatewayError)) return { status: 500, headers: {}, body: INTERNAL_BODY };
+  const retryAfter = error.retryAfterS;
+  const headers: Record<string, string> =
+    retryAfter === undefined ? {} : { "Retry-After": String(Math.ceil(retryAfter)) };
+  switch (error.rest) {
+    case "domain":
+      return {
+        status: error.status,
+        headers,
+        body: { error: { code: error.type, message: error.message, details: error.details } },
+      };
+    case "internal":
+      return {
+        status: 500,
+        headers: {},
+        body: { error: { code: error.type, message: INTERNAL_ERROR_MESSAGE, details: null } },
+      };
+    case "flat":
+      return {
+        status: error.status,
+        headers,
+        body: { error: error.type, detail: error.message, ...error.details },
+      };
+    case "coded":
+      return {
+        status: error.status,
+        headers,
+        body: { error: error.type, message: error.message, details: error.details },
+      };
+    case "message":
+      return { status: error.status, headers, body: { error: error.message, ...error.details } };
+  }
+}
+
+/** Answers a request with an error, as {@link restAnswer} writes it. */
+export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
+  const answer = restAnswer(error);
+  return reply.status(answer.status).headers(answer.headers).send(answer.body);
+}
 
 /**
- * The one mapping from errors to REST bodies (spec 2 §7): domain errors as
- * `{error:{code, message, details}}` with the catalogue's status (other domain errors as a 500 that
- * names only their type), handler checks as flat `{error:'<code>', detail}`, anything else as a bare
- * 500 that reveals nothing.
+ * Registers the REST error mapping: every error a route throws goes through {@link restAnswer};
+ * the framework's own refusals of a body it cannot read are `invalid_body`, and a path no route
+ * serves is `not_found`.
  */
 export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((error: unknown, request, reply) => {
-    if (error instanceof GatewayError && REST_VISIBLE.has(error.type)) {
-      // A refusal that knows when to come back says so (rate limit, store away, session cap).
-      if (typeof error.details?.retry_after === "number") {
-        reply.header("Retry-After", String(Math.ceil(error.details.retry_after)));
+    if (!(error instanceof GatewayError)) {
+      const fastifyError = error as Partial<FastifyError>;
+      if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
+        const message = fastifyError.message ?? "invalid request";
+        return sendError(reply, new GatewayError("invalid_body", message, null, fastifyError.statusCode));
       }
-      return reply
-        .status(error.status)
-        .send({ error: { code: error.type, message: error.message, details: error.details } });
-    }
-    if (error instanceof RequestRejected) {
-      return reply.status(error.status).send({ error: error.code, detail: error.detail, ...error.extra });
-    }
-    if (error instanceof GatewayError) {
-      // "Any other" (spec 2 §7): 500 with the generic message; the body still names the exception
-      // type, as every domain error body does, and nothing more.
+      logger.error({ ...requestFields(request), err: error }, "request failed");
+    } else if (error.rest === "internal") {
+      // "Any other" (spec 2 §7): the body names the type and nothing more; the log says what happened.
       logger.warn(
         { ...requestFields(request), error_type: error.type, message: error.message },
         "request failed",
       );
-      return reply
-        .status(500)
-        .send({ error: { code: error.type, message: INTERNAL_ERROR_MESSAGE, details: null } });
     }
-    const fastifyError = error as Partial<FastifyError>;
-    if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
-      return reply
-        .status(fastifyError.statusCode)
-        .send({ error: "invalid_body", detail: fastifyError.message ?? "invalid request" });
-    }
-    logger.error({ ...requestFields(request), err: error }, "request failed");
-    return reply
-      .status(500)
-      .send({ error: { code: "InternalServerError", message: INTERNAL_ERROR_MESSAGE, details: null } });
+    return sendError(reply, error);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .status(404)
-      .send({ error: "not_found", detail: `No route for ${request.method} ${request.url.split("?")[0]}` });
+    const path = request.url.split("?")[0];
+    sendError(reply, new GatewayError("not_found", `No route for ${request.method} ${path}`));
   });
 }
 
@@ -104,21 +113,15 @@ export const MAX_PATH_PARAM_LENGTH = 256;
  */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (error.code === "FST_ERR_ASYNC_CONSTRAINT") {
-    reply
-      .status(500)
-      .send({ error: { code: "InternalServerError", message: INTERNAL_ERROR_MESSAGE, details: null } });
+    sendError(reply, error);
     return;
   }
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
-    reply.status(414).send({
-      error: "uri_too_long",
-      detail: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
-    });
+    const detail = `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters`;
+    sendError(reply, new GatewayError("uri_too_long", detail));
     return;
   }
-  reply
-    .status(400)
-    .send({ error: "invalid_url", detail: "the path is not a valid URL (bad percent-encoding)" });
+  sendError(reply, new GatewayError("invalid_url", "the path is not a valid URL (bad percent-encoding)"));
 }
 
 /** Statuses a request HTTP itself cannot read is answered with, by Node's parser error code. */
@@ -136,7 +139,8 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, [number, string]>> = {
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
   if (socket.writable && error.code !== "ECONNRESET") {
     const [status, text] = CLIENT_ERROR_STATUS[error.code ?? ""] ?? [400, "Bad Request"];
-    const body = JSON.stringify({ error: "bad_request", detail: "the request could not be read" });
+    const refusal = new GatewayError("bad_request", "the request could not be read", null, status);
+    const body = JSON.stringify(restAnswer(refusal).body);
     socket.write(
       `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

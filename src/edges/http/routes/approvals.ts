@@ -20,18 +20,17 @@ export const APPROVAL_CALLBACK_PATH = "/hooks/approvals";
 const MAX_ACTOR_CHARS = 200;
 
 /**
- * Runs an approval operation and answers its refusals with the flat bodies of the approval routes
- * (`{error:'<message>'}`, spec 1 §4): an approval refusal with its own status, a field the route
- * does not take with the 422 every route gives it (its message names the field); every other error
- * goes to the one REST error mapping.
+ * Runs an approval operation. Its refusals are catalogue errors with the approval routes' flat
+ * bodies (`{error:'<message>'}`, spec 1 §4), written by the one REST error mapping; a field the
+ * route does not take is the 422 every route gives it, in that flat body (its message names the
+ * field).
  */
-async function answer(reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
+async function answer(_reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ApprovalRefusal) return reply.status(error.status).send(error.body);
     if (error instanceof GatewayError && error.type === "ValidationError") {
-      return reply.status(422).send({ error: error.message });
+      throw new ApprovalRefusal(422, { error: error.message });
     }
     throw error;
   }

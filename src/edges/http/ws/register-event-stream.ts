@@ -1,7 +1,9 @@
 import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppServices } from "../../../app/services.js";
+import { GatewayError } from "../../../domain/errors.js";
 import { createOriginCheck } from "../origin-policy.js";
+import { sendError } from "../plugins/errors.js";
 import type { StreamIdentity } from "./event-connection.js";
 import { EventStreamHub } from "./event-stream-hub.js";
 import {
@@ -118,10 +120,10 @@ export async function registerEventStream(
           },
           // A plain GET, without the upgrade: 426 with the flat error body (RFC 9110 §15.5.22).
           handler: (_request, reply) =>
-            reply
-              .code(426)
-              .header("upgrade", "websocket")
-              .send({ error: "upgrade_required", detail: UPGRADE_REQUIRED }),
+            sendError(
+              reply.header("upgrade", "websocket"),
+              new GatewayError("upgrade_required", UPGRADE_REQUIRED),
+            ),
           wsHandler: (rawSocket, request) => {
             const socket = rawSocket as StreamSocket;
             const verdict = verdicts.get(request) ?? { ok: false, reason: "Handshake not evaluated" };

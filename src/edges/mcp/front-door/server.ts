@@ -13,12 +13,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RequestContext } from "../../../app/context.js";
-import { UpstreamRpcFailure } from "../../../app/fleet/upstream-failure.js";
-import { type FrontDoorRelay, type RelayCall, RelayError } from "../../../app/front-door/relay.js";
+import type { FrontDoorRelay, RelayCall } from "../../../app/front-door/relay.js";
 import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import type { AppServices } from "../../../app/services.js";
-import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../../domain/errors.js";
+import { GatewayError } from "../../../domain/errors.js";
+import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
 import { callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
 import {
@@ -42,9 +42,6 @@ const EMPTY_LISTINGS: Readonly<Record<string, Record<string, unknown[]>>> = {
   "prompts/list": { prompts: [] },
   "tasks/list": { tasks: [] },
 };
-
-/** Refusals of a tool call that read as "no such tool" on the front door (spec 2 §4, shape 3). */
-const HIDDEN = new Set(["ToolNotFoundError"]);
 
 export interface FrontDoorServerOptions {
   services: AppServices;
@@ -110,7 +107,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       }
       return await dispatch(request.method, request.params, call, extra);
     } catch (error) {
-      throw toMcpError(error, services);
+      throw relayFailure(error, services.logger);
     } finally {
       for (const leave of leaves) leave();
     }
@@ -201,16 +198,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     try {
       return await relay.callTool(name, args, relayedParams(params), call);
     } catch (error) {
-      if (
-        error instanceof GatewayError &&
-        (HIDDEN.has(error.type) || unlistedByPin(services, error, projected))
-      ) {
-        throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
-      }
-      if (error instanceof GatewayError && !(error instanceof UpstreamRpcFailure)) {
-        return { content: [{ type: "text", text: `${error.type}: ${error.message}` }], isError: true };
-      }
-      throw error;
+      return upstreamToolFailure(name, error, unlistedByPin(services, error, projected));
     }
   }
 }
@@ -222,12 +210,9 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
  * it). Through a group the refusing pin may be a member's while the group keeps listing the tool:
  * that call keeps its error result.
  */
-function unlistedByPin(
-  services: AppServices,
-  error: GatewayError,
-  projected: ProjectedTool | undefined,
-): boolean {
+function unlistedByPin(services: AppServices, error: unknown, projected: ProjectedTool | undefined): boolean {
   return (
+    error instanceof GatewayError &&
     error.type === "ToolDigestMismatchError" &&
     projected !== undefined &&
     !services.groups.has(projected.target)
@@ -293,20 +278,4 @@ function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
     sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
     sendRequest: (request, options) => extra.sendRequest(request as ServerRequest, AnyResult, options),
   };
-}
-
-/** The JSON-RPC error a relayed request ends with; upstream errors pass unchanged. */
-function toMcpError(error: unknown, services: AppServices): Error {
-  if (error instanceof McpError) return error;
-  // An upstream's own JSON-RPC error goes back as it sent it: the SDK writes the thrown error's
-  // code, message and data as they are (an McpError would add its prefix to the message again).
-  if (error instanceof UpstreamRpcFailure) return Object.assign(new Error(error.rpc.message), error.rpc);
-  if (error instanceof RelayError) return new McpError(error.code, error.message, error.data);
-  if (error instanceof GatewayError) {
-    return new McpError(ErrorCode.InternalError, `${error.type}: ${error.message}`, {
-      error_type: error.type,
-    });
-  }
-  services.logger.error({ err: String(error) }, "front door relay failed unexpectedly");
-  return new McpError(ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE);
 }
