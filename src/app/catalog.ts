@@ -49,6 +49,7 @@ import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
 import { registerServer } from "./operations/register-server.js";
+import { relayRequest, relayToolCall } from "./operations/relay-upstream.js";
 import { reloadConfig, reloadConfigParams } from "./operations/reload-config.js";
 import { serverHealth } from "./operations/server-health.js";
 import { serverLogs } from "./operations/server-logs.js";
@@ -125,6 +126,8 @@ export const OPERATIONS = {
   getL7Policy,
   setL7Policy,
   deleteL7Policy,
+  relayToolCall,
+  relayRequest,
   ...AUTH_OPERATIONS,
 } as const;
 

@@ -8,7 +8,7 @@ export type Permission = `${string}:${string}`;
 
 /**
  * One command or query. Edges never call `run` directly: they go through `execute`, which
- * validates the input, authorizes the caller and records what happened.
+ * validates the input, admits the caller (`admit.ts`) and records what happened.
  */
 export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   readonly name: string;
@@ -32,6 +32,13 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    * `RequestContext.perResource` set: `run` checks each resource it acts on (`tool:invoke:<id>`).
    */
   readonly checkedPerResource?: boolean;
+  /**
+   * Only the admin role at global scope is admitted (the `/auth` management operations, spec 2 §5):
+   * no other role passes, however wide its grants; `permissions` is then empty.
+   */
+  readonly adminOnly?: boolean;
+  /** Never charged the command-bus rate limit, on any edge (the front door's relay, spec 2 §8). */
+  readonly rateLimitExempt?: boolean;
   /**
    * Only the fleet manager (the management lease holder) runs it: with `coordination` configured,
    * `execute` on a follower hands the authorized command to the leader and answers with the

@@ -1,7 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROUTE_PERMISSIONS } from "../../src/domain/auth/route-permissions.js";
+import { REST_BINDINGS, ROUTE_ONLY } from "../../src/app/rest-routes.js";
 import { createApiKey } from "../support/api-keys.js";
 import { fleetYaml, startTestGateway, type TestGateway } from "../support/gateway.js";
+
+/**
+ * Every `/api` route the catalog names with what it needs: its operation's permissions (the
+ * `/auth` routes, admin-only, have tests of their own), and the WebSocket streams' entries.
+ */
+const ROUTE_PERMISSIONS = [
+  ...REST_BINDINGS.filter((binding) => !binding.operation.adminOnly && !binding.deniedWithAuth).map(
+    ({ method, path, operation }) => ({
+      method,
+      path,
+      requirement:
+        operation.permissions.length > 0
+          ? { kind: "permissions" as const, permissions: operation.permissions }
+          : { kind: "authenticated" as const },
+    }),
+  ),
+  ...[ROUTE_ONLY.eventStream, ROUTE_ONLY.stateStream].map((rule, index) => ({
+    method: "GET",
+    path: index === 0 ? "/ws/events" : "/ws/state",
+    requirement: { kind: "permissions" as const, permissions: rule.permissions },
+  })),
+];
 
 let gw: TestGateway;
 const keys: Record<string, string> = {};

@@ -88,8 +88,8 @@ export class FrontDoorRelay {
   /**
    * `tools/call` of an upstream tool; throws `ToolNotFoundError` for a name the projection lacks, and
    * for a tool a policy or a withdrawal hides from this caller (refused and recorded as such first).
-   * With `event_store.commit: before_answer` it settles once the call's events are committed, and
-   * throws `StoreUnavailableError` (before calling anything while the store is failing).
+   * Run by the `relay-tool-call` operation (`execute` waits for the call's events with
+   * `event_store.commit: before_answer`).
    */
   async callTool(
     name: string,
@@ -100,11 +100,40 @@ export class FrontDoorRelay {
     const projected = this.projection.find(name);
     if (!projected)
       throw new GatewayError("ToolNotFoundError", `Tool not found: ${name}`, { tool_name: name });
-    // With `event_store.commit: before_answer`, the answer waits for the invocation's events.
-    const commits = this.services.commitBeforeAnswer;
-    return commits
-      ? commits.answer(() => this.relayCall(projected, name, args, extra, call))
-      : this.relayCall(projected, name, args, extra, call);
+    return this.relayCall(projected, name, args, extra, call);
+  }
+
+  /**
+   * Every other relayed MCP method, to the server that owns what it names (run by the
+   * `relay-request` operation): resources, prompts, completion, logging levels and tasks.
+   */
+  request(method: string, params: Params, call: RelayCall): Promise<Result> {
+    switch (method) {
+      case "resources/list":
+        return this.listResources(call.ctx);
+      case "resources/templates/list":
+        return this.listResourceTemplates(call.ctx);
+      case "resources/read":
+      case "resources/subscribe":
+      case "resources/unsubscribe":
+        return this.resourceRequest(method, params, call);
+      case "prompts/list":
+        return this.listPrompts(call.ctx);
+      case "prompts/get":
+        return this.getPrompt(params, call);
+      case "completion/complete":
+        return this.complete(params, call);
+      case "logging/setLevel":
+        return this.setLevel(params, call.ctx);
+      case "tasks/get":
+      case "tasks/result":
+      case "tasks/cancel":
+        return this.taskRequest(method, params, call);
+      case "tasks/list":
+        return this.listTasks(call);
+      default:
+        return Promise.reject(methodNotFound(method));
+    }
   }
 
   private async relayCall(

@@ -16,7 +16,9 @@ import type { Operation } from "../operation.js";
  * - Operations without a tool (REST only): commands charge a budget named after the operation
  *   (`register-server`, `create-group`, ...); queries are reads and are exempt.
  */
-export type CommandBudgetOf = (operation: Pick<Operation, "name" | "kind">) => string | null;
+export type CommandBudgetOf = (
+  operation: Pick<Operation, "name" | "kind"> & Partial<Pick<Operation, "rateLimitExempt">>,
+) => string | null;
 
 /** Operation name -> the command budget the spec names for it. */
 const NAMED_COMMANDS: Readonly<Record<string, string>> = {
@@ -36,6 +38,7 @@ const BY_TOOL: ReadonlyMap<string, string | null> = new Map(
 );
 
 export const commandBudgetOf: CommandBudgetOf = (operation) => {
+  if (operation.rateLimitExempt) return null;
   const byTool = BY_TOOL.get(operation.name);
   if (byTool !== undefined) return byTool;
   return NAMED_COMMANDS[operation.name] ?? (operation.kind === "command" ? operation.name : null);

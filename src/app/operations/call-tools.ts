@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { GatewayError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/truncation/cut-json.js";
+import { admit } from "../admit.js";
 import type { RequestContext } from "../context.js";
-import { authorize } from "../execute.js";
 import { defineOperation } from "../operation.js";
 import type { ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
@@ -278,7 +278,8 @@ async function runCall(
 
 /**
  * Why a caller admitted for some servers only may not make this call (`tool:invoke:<server>`), or
- * null when it may. A refusal is recorded as a refused invocation of a known server.
+ * null when it may: the one check of a call of a batch besides the batch's own admission. A
+ * refusal is recorded as a refused invocation of a known server.
  */
 async function invokeRefusal(
   services: AppServices,
@@ -288,7 +289,7 @@ async function invokeRefusal(
 ): Promise<GatewayError | null> {
   const check = { name: callTools.name, permissions: [`tool:invoke:${call.mcp_server}`] as const };
   try {
-    await authorize(services, check, ctx, {
+    await admit(services, check, ctx, {
       route: ctx.route ?? "mcp:gateway_call",
       resourceId: call.mcp_server,
     });

@@ -12,18 +12,11 @@ import {
 } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
 import { checkRequestShape } from "./plugins/request-shape.js";
-import { approvalCallbackRoutes, approvalRoutes } from "./routes/approvals.js";
-import { authRoutes } from "./routes/auth.js";
-import { configRoutes } from "./routes/config.js";
-import { discoveryRoutes } from "./routes/discovery.js";
-import { governanceRoutes } from "./routes/governance.js";
-import { groupRoutes } from "./routes/groups.js";
+import { approvalCallbackRoutes } from "./routes/approvals.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
-import { l7PolicyRoutes } from "./routes/l7-policy.js";
-import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { metricsRoutes, registerRequestMetrics } from "./routes/metrics.js";
+import { operationRoutes } from "./routes/operation-routes.js";
 import { type ProtectedResourceMetadata, protectedResourceRoutes } from "./routes/protected-resource.js";
-import { systemRoutes } from "./routes/system.js";
 import { type EventStreamOptions, registerEventStream } from "./ws/register-event-stream.js";
 
 export const API_PREFIX = "/api";
@@ -106,20 +99,13 @@ export async function buildHttpApp(
       // The approval routes answer a bad body or id in their own flat shape (spec 2 §7).
       checkRequestShape(api, `${API_PREFIX}/approvals`);
       registerCollectionRedirects(api, API_PREFIX);
-      mcpServerRoutes(api, services);
-      l7PolicyRoutes(api, services);
-      groupRoutes(api, services);
-      discoveryRoutes(api, services);
-      systemRoutes(api, services);
-      configRoutes(api, services);
-      authRoutes(api, services);
-      approvalRoutes(api, services);
-      governanceRoutes(api, services);
+      // Every route that runs an operation, from the catalog's REST bindings.
+      operationRoutes(api, services);
       healthRoutes(api, services, options.readinessChecks ?? []);
     },
     { prefix: API_PREFIX },
   );
-  // Signed chat callbacks: outside `/api` and its route table, the signature being the credential.
+  // Signed chat callbacks: outside `/api` and its route rules, the signature being the credential.
   await approvalCallbackRoutes(app, services);
   if (options.webSocket) await registerEventStream(app, services, options.webSocket, API_PREFIX);
   if (options.mountMcp) await options.mountMcp(app);

@@ -11,6 +11,7 @@ export function restContext(request: FastifyRequest): RequestContext {
     channel: "rest",
     clientAddress: caller.clientAddress,
     ...(caller.confinedTo !== undefined && { confinedTo: caller.confinedTo }),
+    ...(caller.perResource && { perResource: true }),
     ...(caller.route !== undefined && { route: caller.route }),
     ...(caller.resourceId !== undefined && { resourceId: caller.resourceId }),
   };

@@ -7,14 +7,16 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { admit } from "../../app/admit.js";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
-import { execute, recordEdgeRefusal } from "../../app/execute.js";
+import { execute } from "../../app/execute.js";
 import type { AppServices } from "../../app/services.js";
 import { zodValidation } from "../../app/validation.js";
+import { GatewayError } from "../../domain/errors.js";
 import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
 import { checkParamHeaders } from "./param-headers.js";
-import { callerAccess, egressRefusal } from "./tool-visibility.js";
+import { egressRefusal } from "./tool-visibility.js";
 
 export const SERVER_NAME = "airlock";
 
@@ -28,7 +30,10 @@ export function listedTool(exposure: ToolExposure): Tool {
   return DESCRIBED.get(exposure.name) ?? describe(exposure);
 }
 
-/** Runs a management tool and shapes its outcome as MCP failure shapes 1 and 2 of spec 2 §4. */
+/**
+ * Runs a management tool and shapes its outcome as MCP failure shapes 1 and 2 of spec 2 §4. `ctx`
+ * is what `admit` answered for the tool's operation (see {@link admitTool}).
+ */
 export async function callManagementTool(
   services: AppServices,
   exposure: ToolExposure,
@@ -49,6 +54,7 @@ export async function callManagementTool(
         rateLimitExempt: exposure.readOnly,
         route: `mcp:${exposure.name}`,
         ...(resourceId !== undefined && { resourceId }),
+        admitted: true,
       }),
     );
   } catch (error) {
@@ -98,21 +104,41 @@ export function createManagementServer(
       request.params.arguments ?? {},
       extra.requestInfo?.headers,
     );
-    const ctx = contextOf(extra.signal);
     const args = request.params.arguments ?? {};
-    const refusal = await egressRefusal(callerAccess(services, ctx), exposure, namedResource(args));
-    if (refusal !== null) {
-      try {
-        const input = exposure.toInput ? exposure.toInput(args) : args;
-        recordEdgeRefusal(services, exposure.operation, input, ctx, `mcp:${exposure.name}`, refusal);
-      } catch {
-        // Arguments the operation cannot read name no invocation; the refusal stands.
-      }
-      return { content: [{ type: "text", text: refusal }], isError: true };
+    let admitted: RequestContext;
+    try {
+      // Admitted before its arguments are read: a caller who may not call the tool learns that first.
+      admitted = await admitTool(services, exposure, args, contextOf(extra.signal));
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      return { content: [{ type: "text", text: egressRefusal(exposure, error) }], isError: true };
     }
-    return callManagementTool(services, exposure, args, ctx);
+    return callManagementTool(services, exposure, args, admitted);
   });
   return server;
+}
+
+/**
+ * `admit` for a management tool call, its arguments not yet validated: the tool's operation, named
+ * `mcp:<tool>` with the server or group the arguments name; a refusal records the invocations the
+ * arguments name (gateway_call's calls) as refused.
+ */
+export function admitTool(
+  services: AppServices,
+  exposure: ToolExposure,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+) {
+  const resourceId = namedResource(args);
+  const target = { route: `mcp:${exposure.name}`, resourceId };
+  return admit(
+    services,
+    exposure.operation,
+    ctx,
+    target,
+    exposure.toInput ? exposure.toInput(args) : args,
+    true,
+  );
 }
 
 /** The server or group a tool's arguments name, for the external policy engine's `resource_id`. */

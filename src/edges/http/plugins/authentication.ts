@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
+import { type AccessRule, admit } from "../../../app/admit.js";
 import { type Authentication, type Authenticator, NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
-import { ANONYMOUS, type Principal } from "../../../app/context.js";
+import { ANONYMOUS, type Principal, type RequestContext } from "../../../app/context.js";
+import { routeRule } from "../../../app/rest-routes.js";
 import type { AppServices } from "../../../app/services.js";
-import { type RoutePermission, routePermission } from "../../../domain/auth/route-permissions.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
@@ -10,13 +11,17 @@ import { hooksOf } from "../route-hooks.js";
 import { WEBSOCKET_PATHS } from "../ws/stream-paths.js";
 import { sendError } from "./errors.js";
 
-/** Who a request comes from, once authenticated (and, on REST, authorized by the route table). */
+/** Who a request comes from, once authenticated (and, on REST, admitted by the route's rule). */
 export interface Caller {
   principal: Principal;
   authenticated: boolean;
   clientAddress: string;
+  /** The route's rule admitted the caller: `execute` does not decide again. */
+  admitted?: true;
   /** The tenant a tenant-scoped grant confines the caller to on this route. */
   confinedTo?: string;
+  /** Admitted by a grant for some ids only (see `Operation.checkedPerResource`). */
+  perResource?: true;
   /** `METHOD /path` of the route (path as declared, without the prefix), for the policy engine. */
   route?: string;
   /** The first path parameter's value, for the policy engine. */
@@ -108,9 +113,10 @@ function challenge(expected: readonly string[], auth: HttpAuthentication): strin
 const PUBLIC = /^\/health\//;
 
 /**
- * Authentication and the route table for REST (spec 2 §5): every `/api` route but the health
- * probes and the WebSocket (whose handshake authenticates itself) needs an authenticated caller
- * whose roles grant the route's permissions; a route missing from the table is denied (403).
+ * Authentication and admission for REST (spec 2 §5): every `/api` route but the health probes and
+ * the WebSocket (whose handshake is admitted by its own catalog entry) needs an authenticated
+ * caller that `admit` lets in under the route's rule, its operation's (`routeRule`), before the
+ * body is read; a route the catalog does not know is denied (403).
  */
 export function registerAuthentication(
   app: FastifyInstance,
@@ -126,21 +132,21 @@ export function registerAuthentication(
   app.addHook("onRoute", (route) => {
     if (!route.url.startsWith(`${prefix}/`)) return;
     const path = route.url.slice(prefix.length);
-    // The WebSockets authorize their handshake themselves (`ws/handshake.ts`).
+    // The WebSockets admit their handshake themselves (`ws/handshake.ts`).
     if (PUBLIC.test(path) || path.startsWith(WEBSOCKET_PATHS)) return;
     route.onRequest = [admission(path), ...hooksOf(route.onRequest)];
   });
   const admission = (path: string): onRequestHookHandler => {
-    const rules = new Map<string, RoutePermission | undefined>();
-    const ruleOf = (method: string): RoutePermission | undefined => {
-      if (!rules.has(method)) rules.set(method, routePermission(method, path));
+    const rules = new Map<string, AccessRule | undefined>();
+    const ruleOf = (method: string): AccessRule | undefined => {
+      if (!rules.has(method)) rules.set(method, routeRule(method, path));
       return rules.get(method);
     };
     return (request, reply, done) => {
       let admitted: MaybePromise<boolean>;
       try {
         admitted = andThen(authenticateRequest(request, auth), (outcome) =>
-          authorize(request, reply, path, ruleOf(request.method), outcome),
+          admitRequest(request, reply, path, ruleOf(request.method), outcome),
         );
       } catch (error) {
         return done(error as Error);
@@ -154,61 +160,64 @@ export function registerAuthentication(
     };
   };
   /** Whether the authenticated request may go on; when not, its refusal was sent. */
-  const authorize = (
+  const admitRequest = (
     request: FastifyRequest,
     reply: FastifyReply,
     path: string,
-    rule: RoutePermission | undefined,
+    rule: AccessRule | undefined,
     outcome: Authentication & { clientAddress: string },
   ): MaybePromise<boolean> => {
     if (!outcome.ok) return refuse(sendAuthenticationFailure(reply, outcome, auth));
-    const resource = `${request.method} ${path}`;
+    const route = `${request.method} ${path}`;
     const resourceId = firstParam(request.params);
     const caller: Caller = {
       principal: outcome.principal,
       authenticated: outcome.authenticated,
       clientAddress: outcome.clientAddress,
-      route: resource,
+      route,
       ...(resourceId !== undefined && { resourceId }),
     };
     request.caller = caller;
     if (!rule) return refuse(deny(reply, "this route is not permitted"));
-    const requirement = rule.requirement;
-    if (requirement.kind === "authenticated") {
-      if (caller.authenticated) return true;
+    const ctx: RequestContext = {
+      principal: caller.principal,
+      authenticated: caller.authenticated,
+      channel: "rest",
+      route,
+      ...(resourceId !== undefined && { resourceId }),
+    };
+    let decided: MaybePromise<RequestContext>;
+    try {
+      decided = admit(services, rule, ctx);
+    } catch (error) {
+      return refused(reply, rule, error);
+    }
+    const settle = (admitted: RequestContext): true => {
+      caller.admitted = true;
+      if (admitted.confinedTo !== undefined) caller.confinedTo = admitted.confinedTo;
+      if (admitted.perResource) caller.perResource = true;
+      return true;
+    };
+    if (!(decided instanceof Promise)) return settle(decided);
+    return decided.then(settle, (error: unknown) => refused(reply, rule, error));
+  };
+  /** `admit`'s refusal in REST's words: 401 with the challenge, or 403 naming what the rule needs. */
+  const refused = (reply: FastifyReply, rule: AccessRule, error: unknown): false => {
+    if (!(error instanceof GatewayError)) throw error;
+    if (error.type === "AuthenticationError") {
       return refuse(
         sendAuthenticationFailure(reply, { ok: false, message: NO_CREDENTIALS, method: "none" }, auth),
       );
     }
-    if (requirement.kind === "admin") {
-      return andThen(services.authorizer.isAdmin(caller.principal), (admin) => {
-        services.accessEvents?.authorization(caller.principal, ADMIN_ROLE, admin, resource);
-        return admin || refuse(deny(reply, "admin role required"));
-      });
-    }
-    const decision = services.authorizer.decide(caller.principal, requirement.permissions, {
-      tenantAware: rule.tenantAware,
-      route: resource,
-      resourceId: resourceId ?? null,
-    });
-    return andThen(decision, (decided) => {
-      services.accessEvents?.authorization(
-        caller.principal,
-        requirement.permissions,
-        decided.allowed,
-        resource,
-      );
-      if (!decided.allowed) {
-        return refuse(deny(reply, `${requirement.permissions.join(" and ")} permission required`));
-      }
-      if (decided.tenant !== null) caller.confinedTo = decided.tenant;
-      return true;
-    });
+    if (error.type !== "AccessDeniedError") throw error;
+    return refuse(
+      deny(
+        reply,
+        rule.adminOnly ? "admin role required" : `${rule.permissions.join(" and ")} permission required`,
+      ),
+    );
   };
 }
-
-/** What an admin-only route asks for, as the authorization events name it. */
-const ADMIN_ROLE = ["role:admin"] as const;
 
 /** A request stopped by the refusal just sent. */
 function refuse(_sent: FastifyReply): false {

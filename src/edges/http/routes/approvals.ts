@@ -7,11 +7,7 @@ import type { AppServices } from "../../../app/services.js";
 import { APPROVAL_MESSAGES, ApprovalRefusal } from "../../../domain/approval/approval-refusal.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { MALFORMED_BODY } from "../plugins/json-body.js";
-import { restContext } from "../request-context.js";
-import { firstValue as first, type Query } from "./query-params.js";
 import { bodyWith } from "./route-input.js";
-
-type IdParams = { Params: { id: string } };
 
 /** Where chat tools post their signed decisions; outside `/api`, since the signature is the credential. */
 export const APPROVAL_CALLBACK_PATH = "/hooks/approvals";
@@ -25,7 +21,7 @@ const MAX_ACTOR_CHARS = 200;
  * route does not take is the 422 every route gives it, in that flat body (its message names the
  * field).
  */
-async function answer(_reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
+export async function answerFlat(_reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
   try {
     return await run();
   } catch (error) {
@@ -48,33 +44,16 @@ function bodyObject(body: unknown, fromPath: Record<string, unknown> = {}): Reco
   return bodyWith(body, fromPath);
 }
 
-/** `/api/approvals` (spec 1 §4, decisions "Approvals"): list, read, resolve. */
-export function approvalRoutes(api: FastifyInstance, services: AppServices): void {
-  api.get<{ Querystring: Query }>("/approvals", (request, reply) =>
-    answer(reply, () =>
-      execute(
-        services,
-        op.listApprovals,
-        { state: first(request.query.state), provider_id: first(request.query.provider_id) },
-        restContext(request),
-      ),
-    ),
-  );
-
-  api.get<IdParams>("/approvals/:id", (request, reply) =>
-    answer(reply, () =>
-      execute(services, op.getApproval, { approval_id: request.params.id }, restContext(request)),
-    ),
-  );
-
-  api.post<IdParams>("/approvals/:id/resolve", (request, reply) =>
-    answer(reply, async () => {
-      const fromPath = { approval_id: request.params.id };
-      // Without a gate every approval route answers 503 (decisions "Approvals"), whatever the body.
-      const input = services.approvals ? bodyObject(request.body, fromPath) : fromPath;
-      return execute(services, op.resolveApproval, input, restContext(request));
-    }),
-  );
+/**
+ * The body of an approval route with one (`POST /approvals/{id}/resolve`): without a gate every
+ * approval route answers 503 (decisions "Approvals"), whatever the body, so it is not read then.
+ */
+export function approvalBody(
+  services: AppServices,
+  body: unknown,
+  fromPath: Record<string, unknown>,
+): Record<string, unknown> {
+  return services.approvals ? bodyObject(body, fromPath) : fromPath;
 }
 
 /**
@@ -89,7 +68,7 @@ export async function approvalCallbackRoutes(app: FastifyInstance, services: App
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
     scope.post(APPROVAL_CALLBACK_PATH, (request, reply) =>
-      answer(reply, async () => {
+      answerFlat(reply, async () => {
         const gate = services.approvals;
         if (!gate) throw new ApprovalRefusal(503, { error: APPROVAL_MESSAGES.noGate });
         const raw = typeof request.body === "string" ? request.body : "";

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from "fastify";
+import { admit } from "../../../app/admit.js";
 import { NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
+import { ROUTE_ONLY } from "../../../app/rest-routes.js";
 import type { AppServices } from "../../../app/services.js";
+import { GatewayError } from "../../../domain/errors.js";
 import {
   authenticateRequest,
   type HttpAuthentication,
   sendAuthenticationFailure,
 } from "../plugins/authentication.js";
 import { hooksOf } from "../route-hooks.js";
-
-/** The permission `GET /metrics` needs with authentication on: the one of `gateway_metrics`. */
-const METRICS_PERMISSION = "metrics:read";
 
 /**
  * Times every HTTP request by route pattern (never the raw URL, whose ids would explode the label
@@ -44,8 +44,8 @@ export function registerRequestMetrics(app: FastifyInstance, services: AppServic
 /**
  * `GET /metrics`: the Prometheus text exposition, outside `/api` where scrapers expect it. With
  * authentication off it is open, like the health probes. With it on, the scraper authenticates
- * (API key header or bearer token) and needs `metrics:read`, the permission of `gateway_metrics`:
- * metric labels name servers, tools and tenants' budgets.
+ * (API key header or bearer token) and is admitted by the catalog's `metrics` entry (`metrics:read`,
+ * the permission of `gateway_metrics`): metric labels name servers, tools and tenants' budgets.
  */
 export function metricsRoutes(
   app: FastifyInstance,
@@ -58,25 +58,31 @@ export function metricsRoutes(
     if (authentication) {
       const outcome = await authenticateRequest(request, authentication);
       if (!outcome.ok) return sendAuthenticationFailure(reply, outcome, authentication);
-      // As on the tool path: an anonymous caller passes only with `auth.allow_anonymous`.
-      if (!outcome.authenticated && !services.settings.allowAnonymous)
-        return sendAuthenticationFailure(
-          reply,
-          { ok: false, message: NO_CREDENTIALS, method: "none" },
-          authentication,
-        );
-      const decision = await services.authorizer.decide(outcome.principal, [METRICS_PERMISSION], {
-        tenantAware: false,
-        route: "GET /metrics",
-      });
-      if (!decision.allowed)
+      // Admitted by the catalog's entry for the route: what `gateway_metrics` needs; an anonymous
+      // caller passes only with `auth.allow_anonymous`, as on the tool path.
+      const ctx = {
+        principal: outcome.principal,
+        authenticated: outcome.authenticated,
+        channel: "rest" as const,
+      };
+      try {
+        await admit(services, ROUTE_ONLY.metrics, ctx, { route: "GET /metrics" });
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        if (error.type === "AuthenticationError")
+          return sendAuthenticationFailure(
+            reply,
+            { ok: false, message: NO_CREDENTIALS, method: "none" },
+            authentication,
+          );
         return reply.status(403).send({
           error: {
             code: "AccessDeniedError",
-            message: `Access denied: ${METRICS_PERMISSION} permission required`,
+            message: `Access denied: ${ROUTE_ONLY.metrics.permissions.join(" and ")} permission required`,
             details: null,
           },
         });
+      }
     }
     const text = await metrics.exposition();
     return reply.header("content-type", metrics.contentType).send(text);

@@ -1,5 +1,7 @@
 import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AccessRule } from "../../../app/admit.js";
+import { ROUTE_ONLY } from "../../../app/rest-routes.js";
 import type { AppServices } from "../../../app/services.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { createOriginCheck } from "../origin-policy.js";
@@ -86,15 +88,14 @@ export async function registerEventStream(
     };
   };
   const routes: StreamRoute[] = [
-    { url: EVENT_STREAM_PATH, permission: "audit:read", tenantAware: true, open: events(null) },
-    { url: STATE_STREAM_PATH, permission: "audit:read", tenantAware: true, open: events(STATE_EVENT_TYPES) },
+    { url: EVENT_STREAM_PATH, ...streamRule(ROUTE_ONLY.eventStream), open: events(null) },
+    { url: STATE_STREAM_PATH, ...streamRule(ROUTE_ONLY.stateStream), open: events(STATE_EVENT_TYPES) },
   ];
   const { fleet } = services;
   if (fleet) {
     routes.push({
       url: LOG_STREAM_PATH,
-      permission: "mcp_servers:read",
-      tenantAware: false,
+      ...streamRule(ROUTE_ONLY.logStream),
       open: (socket, _identity, request) => {
         const id = (request.params as { provider_id: string }).provider_id;
         const server = fleet.get(id);
@@ -144,6 +145,11 @@ export async function registerEventStream(
     { prefix },
   );
   return hub;
+}
+
+/** What a stream asks of its caller: its route-only entry of the catalog (`app/rest-routes.ts`). */
+function streamRule(rule: AccessRule): { permission: string; tenantAware: boolean } {
+  return { permission: rule.permissions.join(" and "), tenantAware: rule.tenantAware ?? false };
 }
 
 /** One WebSocket path: what it asks of its caller, and what it does with an admitted socket. */

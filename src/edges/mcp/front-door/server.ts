@@ -12,22 +12,19 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { admit } from "../../../app/admit.js";
 import type { RequestContext } from "../../../app/context.js";
+import { execute } from "../../../app/execute.js";
 import type { FrontDoorRelay, RelayCall } from "../../../app/front-door/relay.js";
 import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
+import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstream.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import type { AppServices } from "../../../app/services.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
-import { callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
+import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
-import {
-  callerAccess,
-  frontDoorManagementTool,
-  frontDoorManagementTools,
-  frontDoorTool,
-  UPSTREAM_PERMISSIONS,
-} from "../tool-visibility.js";
+import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
 import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -42,6 +39,9 @@ const EMPTY_LISTINGS: Readonly<Record<string, Record<string, unknown[]>>> = {
   "prompts/list": { prompts: [] },
   "tasks/list": { tasks: [] },
 };
+
+/** The front door's relay is exempt from the command-bus rate limit, whoever calls (spec 2 §8). */
+const UNLIMITED = { rateLimitExempt: true, admitted: true } as const;
 
 export interface FrontDoorServerOptions {
   services: AppServices;
@@ -59,7 +59,6 @@ export interface FrontDoorServerOptions {
  */
 export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   const { services, relay, hub, key } = options;
-  const accessOf = (signal: AbortSignal) => callerAccess(services, options.contextOf(signal));
   const server = new Server(
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: capabilities(relay.relaysTasks) },
@@ -69,10 +68,9 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   const session: FrontDoorSession = { key, server, subscriptions: new Set() };
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const access = accessOf(extra.signal);
-    const management = (await frontDoorManagementTools(access)).map(listedTool);
-    if (!(await access.mayUseUpstreams("tools/list"))) return { tools: management };
     const ctx = options.contextOf(extra.signal);
+    const management = (await frontDoorManagementTools(services, ctx)).map(listedTool);
+    if (!(await mayUseUpstreams(services, ctx, "tools/list"))) return { tools: management };
     const upstream = await relay.toolsFor(ctx);
     // Left out: tools `header_exposure` withholds, and tools a `block` digest pin refuses (a drifted
     // description is the text a model must not read).
@@ -94,18 +92,25 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       traceParent: traceHeaders(extra.requestInfo?.headers),
     };
     try {
-      if (
-        request.method !== "tools/call" &&
-        !(await accessOf(extra.signal).mayUseUpstreams(request.method))
-      ) {
-        // The listings a session declares answer empty for a caller who may use no upstream, as its
-        // `tools/list` shows only the management tools it may call; anything else is refused.
-        const empty = EMPTY_LISTINGS[request.method];
-        if (empty) return { ...empty };
-        denied(call.ctx, UPSTREAM_PERMISSIONS, request.method);
-        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      }
-      return await dispatch(request.method, request.params, call, extra);
+      if (request.method === "tools/call") return await callTool(request.params, call, extra);
+      // The listings a session declares answer empty for a caller who may use no upstream, as its
+      // `tools/list` shows only the management tools it may call; anything else is refused (by
+      // `admit`, which publishes the refusal) as an unknown method.
+      const empty = EMPTY_LISTINGS[request.method];
+      if (empty && !(await mayUseUpstreams(services, call.ctx, request.method))) return { ...empty };
+      const params = request.params;
+      const result = await execute(
+        services,
+        relayRequest,
+        { relay, method: request.method, params, call },
+        call.ctx,
+        empty ? UNLIMITED : { rateLimitExempt: true, route: `mcp:${request.method}` },
+      ).catch((error: unknown) => {
+        throw refusedAsUnknown(error) ? methodNotFound(request.method) : error;
+      });
+      if (request.method === "resources/subscribe") session.subscriptions.add(String(params?.uri));
+      if (request.method === "resources/unsubscribe") session.subscriptions.delete(String(params?.uri));
+      return result;
     } catch (error) {
       throw relayFailure(error, services.logger);
     } finally {
@@ -118,55 +123,8 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     }
   };
   server.onclose = () => hub.remove(key);
-  /** Publishes a refusal the caller sees as an unknown tool or method (`AuthorizationDenied`). */
-  function denied(ctx: RequestContext, permissions: readonly string[], what: string): void {
-    if (!services.settings.authEnabled) return;
-    services.accessEvents?.authorization(ctx.principal, permissions, false, `mcp:${what}`);
-  }
   hub.add(session);
   return server;
-
-  async function dispatch(
-    method: string,
-    params: Params,
-    call: RelayCall,
-    extra: Extra,
-  ): Promise<Record<string, unknown>> {
-    switch (method) {
-      case "tools/call":
-        return callTool(params, call, extra);
-      case "resources/list":
-        return relay.listResources(call.ctx);
-      case "resources/templates/list":
-        return relay.listResourceTemplates(call.ctx);
-      case "resources/read":
-        return relay.resourceRequest(method, params, call);
-      case "resources/subscribe":
-      case "resources/unsubscribe": {
-        const result = await relay.resourceRequest(method, params, call);
-        const uri = String(params?.uri);
-        if (method === "resources/subscribe") session.subscriptions.add(uri);
-        else session.subscriptions.delete(uri);
-        return result;
-      }
-      case "prompts/list":
-        return relay.listPrompts(call.ctx);
-      case "prompts/get":
-        return relay.getPrompt(params, call);
-      case "completion/complete":
-        return relay.complete(params, call);
-      case "logging/setLevel":
-        return relay.setLevel(params, call.ctx);
-      case "tasks/get":
-      case "tasks/result":
-      case "tasks/cancel":
-        return relay.taskRequest(method, params, call);
-      case "tasks/list":
-        return relay.listTasks(call);
-      default:
-        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-    }
-  }
 
   async function callTool(params: Params, call: RelayCall, extra: Extra): Promise<Record<string, unknown>> {
     const name = params?.name;
@@ -176,19 +134,25 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       throw new McpError(ErrorCode.InvalidParams, "arguments must be an object");
     }
     const args = rawArgs as Record<string, unknown>;
-    const access = accessOf(extra.signal);
-    const management = await frontDoorManagementTool(access, name);
     const headers = extra.requestInfo?.headers;
-    if (management) {
-      checkParamHeaders(services, listedTool(management), args, headers);
-      return callManagementTool(services, management, args, options.contextOf(extra.signal));
-    }
     // A management tool the caller may not call is hidden like an unknown one, and so is every
-    // upstream tool without `tool:invoke`; the refusal is published all the same.
-    const hidden = frontDoorTool(name);
-    if (hidden || !(await access.mayUseUpstreams(name))) {
-      denied(call.ctx, hidden ? hidden.operation.permissions : UPSTREAM_PERMISSIONS, name);
-      throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    // upstream tool without `tool:invoke`; `admit` publishes the refusal all the same.
+    const management = frontDoorTool(name);
+    if (management) {
+      let admitted: RequestContext;
+      try {
+        admitted = await admitTool(services, management, args, call.ctx);
+      } catch (error) {
+        throw refusedAsUnknown(error) ? unknownTool(name) : error;
+      }
+      checkParamHeaders(services, listedTool(management), args, headers);
+      return callManagementTool(services, management, args, admitted);
+    }
+    let admitted: RequestContext;
+    try {
+      admitted = await admit(services, relayToolCall, call.ctx, { route: `mcp:${name}` });
+    } catch (error) {
+      throw refusedAsUnknown(error) ? unknownTool(name) : error;
     }
     // Checked against the upstream tool as listed here; an unknown or withheld name is left to the
     // relay, whose gates answer it as unknown (-32601).
@@ -196,11 +160,28 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     if (projected && !services.headerExposure?.withholds(projected.target, projected.tool))
       checkParamHeaders(services, projected.tool, args, headers);
     try {
-      return await relay.callTool(name, args, relayedParams(params), call);
+      const relayed = { relay, name, arguments: args, extra: relayedParams(params), call };
+      return await execute(services, relayToolCall, relayed, admitted, UNLIMITED);
     } catch (error) {
       return upstreamToolFailure(name, error, unlistedByPin(services, error, projected));
     }
   }
+}
+
+/** An admission refusal, which the front door answers as an unknown tool or method (spec 2 §4, shape 3). */
+function refusedAsUnknown(error: unknown): boolean {
+  return (
+    error instanceof GatewayError &&
+    (error.type === "AccessDeniedError" || error.type === "AuthenticationError")
+  );
+}
+
+function unknownTool(name: string): McpError {
+  return new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+}
+
+function methodNotFound(method: string): McpError {
+  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 }
 
 /**
@@ -279,3 +260,4 @@ function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
     sendRequest: (request, options) => extra.sendRequest(request as ServerRequest, AnyResult, options),
   };
 }
+
