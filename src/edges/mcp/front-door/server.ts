@@ -260,4 +260,3 @@ function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
     sendRequest: (request, options) => extra.sendRequest(request as ServerRequest, AnyResult, options),
   };
 }
-
