@@ -7,8 +7,9 @@ import type { EventBus } from "../event-bus.js";
 import type { Clock } from "../ports/clock.js";
 import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
-import type { UpstreamFactory } from "../ports/upstream.js";
+import type { UpstreamFactory, UpstreamPeer } from "../ports/upstream.js";
 import { reportUndeclared, undeclared } from "./capability-contract.js";
+import type { LogRing } from "./log-ring.js";
 import { ManagedServer, type ToolInfo } from "./managed-server.js";
 import { upstreamFailure } from "./upstream-failure.js";
 
@@ -94,6 +95,46 @@ export class Fleet {
 
   has(id: string): boolean {
     return this.servers.has(id);
+  }
+
+  /** Servers ready now and declared in all, for the readiness probe. */
+  readiness(): { ready: number; total: number } {
+    let ready = 0;
+    for (const server of this.servers.values()) if (server.lifecycle.state === "ready") ready++;
+    return { ready, total: this.servers.size };
+  }
+
+  /** A server's recent output, to follow (`/ws/logs/:id`); undefined for an unknown id. */
+  logsOf(id: string): LogRing | undefined {
+    return this.servers.get(id)?.logs;
+  }
+
+  /**
+   * Sets (null: clears) the way back from a server's upstream connection to the clients (the front
+   * door's sessions). Nothing happens for an unknown id or a server without a connection.
+   */
+  setPeer(id: string, peer: UpstreamPeer | null): void {
+    this.servers.get(id)?.connection?.setPeer(peer);
+  }
+
+  /** Ids of the servers with an upstream connection now, in registration order. */
+  connectedIds(): string[] {
+    const ids: string[] = [];
+    for (const server of this.servers.values()) if (server.connection) ids.push(server.id);
+    return ids;
+  }
+
+  /** Sends a client notification to every connected upstream; a failure to deliver is dropped. */
+  notifyUpstreams(method: string, params: Record<string, unknown> | undefined): void {
+    for (const server of this.servers.values()) {
+      void server.connection?.notify(method, params).catch(() => undefined);
+    }
+  }
+
+  /** An upstream said its tools changed: lists them again (a health check), for a known id. */
+  relist(id: string): void {
+    const server = this.servers.get(id);
+    if (server) void this.checkHealth(server);
   }
 
   register(spec: ServerSpec): ManagedServer {

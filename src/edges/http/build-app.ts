@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from "fastify";
-import type { AppServices } from "../../app/services.js";
+import type { HttpAppServices } from "../../app/edge-services.js";
 import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
@@ -73,7 +73,7 @@ const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
 /** Builds the HTTP application; it never listens (the CLI does, tests use `inject()`). */
 export async function buildHttpApp(
-  services: AppServices,
+  services: HttpAppServices,
   options: HttpEdgeOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({

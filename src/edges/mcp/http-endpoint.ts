@@ -14,9 +14,9 @@ import type {
   onRequestHookHandler,
 } from "fastify";
 import type { Principal, RequestContext } from "../../app/context.js";
+import type { McpEndpointServices } from "../../app/edge-services.js";
 import type { Logger } from "../../app/ports/logger.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
-import type { AppServices } from "../../app/services.js";
 import { GatewayError } from "../../domain/errors.js";
 import { jsonDepthRefusal } from "../../domain/limits/json-depth.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
@@ -119,7 +119,7 @@ export class McpHttpEndpoint {
   private readonly foreign: ReturnType<typeof createBrowserGuard>;
 
   constructor(
-    private readonly services: AppServices,
+    private readonly services: McpEndpointServices,
     private readonly options: McpEndpointOptions,
   ) {
     // Without authentication every caller is the same anonymous principal: only the global cap applies.

@@ -10,8 +10,8 @@ import { z } from "zod";
 import { admit } from "../../app/admit.js";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
+import type { ManagementServerServices } from "../../app/edge-services.js";
 import { execute } from "../../app/execute.js";
-import type { AppServices } from "../../app/services.js";
 import { zodValidation } from "../../app/validation.js";
 import { GatewayError } from "../../domain/errors.js";
 import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
@@ -35,7 +35,7 @@ export function listedTool(exposure: ToolExposure): Tool {
  * is what `admit` answered for the tool's operation (see {@link admitTool}).
  */
 export async function callManagementTool(
-  services: AppServices,
+  services: ManagementServerServices,
   exposure: ToolExposure,
   args: Record<string, unknown>,
   ctx: RequestContext,
@@ -85,7 +85,7 @@ function describe(exposure: ToolExposure): Tool {
  * client session; `contextOf` tells who the session's caller is.
  */
 export function createManagementServer(
-  services: AppServices,
+  services: ManagementServerServices,
   contextOf: (signal: AbortSignal) => RequestContext,
 ): Server {
   const server = new Server(
@@ -124,7 +124,7 @@ export function createManagementServer(
  * arguments name (gateway_call's calls) as refused.
  */
 export function admitTool(
-  services: AppServices,
+  services: ManagementServerServices,
   exposure: ToolExposure,
   args: Record<string, unknown>,
   ctx: RequestContext,

@@ -1,5 +1,5 @@
 import { type IsomorphicHeaders, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { AppServices } from "../../app/services.js";
+import type { ParamHeaderServices } from "../../app/edge-services.js";
 import { paramHeaderVerdict } from "../../domain/policy/param-headers.js";
 
 /** JSON-RPC error code of a `tools/call` whose `Mcp-Param-*` headers disagree with its body (spec 2 §7). */
@@ -17,7 +17,7 @@ export const HEADER_MISMATCH_CODE = -32020;
  * required, any `Mcp-Param-*` header on them is refused as unverifiable.
  */
 export function checkParamHeaders(
-  services: AppServices,
+  services: ParamHeaderServices,
   tool: { name: string; inputSchema: unknown },
   args: Record<string, unknown>,
   headers: IsomorphicHeaders | undefined,

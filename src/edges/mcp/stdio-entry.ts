@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../app/context.js";
-import type { AppServices } from "../../app/services.js";
+import type { StdioServices } from "../../app/edge-services.js";
 import { createManagementServer } from "./management-server.js";
 import { answerInvalidParams } from "./session-dispatch.js";
 import { StdioTransport } from "./stdio-transport.js";
@@ -10,7 +10,7 @@ import { StdioTransport } from "./stdio-transport.js";
  * Nothing else may write to stdout in this mode: logs go to stderr.
  */
 export async function serveStdio(
-  services: AppServices,
+  services: StdioServices,
   /** Deepest nesting of a message (`http.max_json_depth`, one limit for every transport). */
   maxJsonDepth: number,
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server,

@@ -1,8 +1,8 @@
 import { mayAdmit } from "../../app/admit.js";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
+import type { ToolVisibilityServices } from "../../app/edge-services.js";
 import { relayRequest } from "../../app/operations/relay-upstream.js";
-import type { AppServices } from "../../app/services.js";
 import type { GatewayError } from "../../domain/errors.js";
 import type { MaybePromise } from "../../domain/maybe-promise.js";
 
@@ -20,7 +20,7 @@ const BY_NAME = new Map(TOOL_EXPOSURES.map((tool) => [tool.name, tool]));
  * `gateway_call` or the continuation tools (the egress surface lists all 22 and refuses at call).
  */
 export async function frontDoorManagementTools(
-  services: AppServices,
+  services: ToolVisibilityServices,
   ctx: RequestContext,
 ): Promise<ToolExposure[]> {
   const allowed = await Promise.all(
@@ -40,7 +40,7 @@ export function frontDoorTool(name: string): ToolExposure | undefined {
  * `method` (`tools/list`, `resources/list`, ...): the rule of the relay operations.
  */
 export function mayUseUpstreams(
-  services: AppServices,
+  services: ToolVisibilityServices,
   ctx: RequestContext,
   method: string,
 ): MaybePromise<boolean> {

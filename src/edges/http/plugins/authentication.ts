@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { type AccessRule, admit } from "../../../app/admit.js";
 import { type Authentication, type Authenticator, NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../../app/context.js";
+import type { AuthenticationServices } from "../../../app/edge-services.js";
 import { routeRule } from "../../../app/rest-routes.js";
-import type { AppServices } from "../../../app/services.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
@@ -120,7 +120,7 @@ const PUBLIC = /^\/health\//;
  */
 export function registerAuthentication(
   app: FastifyInstance,
-  services: AppServices,
+  services: AuthenticationServices,
   auth: HttpAuthentication,
   prefix: string,
 ): void {

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { OPERATIONS as op } from "../../../app/catalog.js";
 import type { RequestContext } from "../../../app/context.js";
+import type { ApprovalRouteServices } from "../../../app/edge-services.js";
 import { execute } from "../../../app/execute.js";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../app/ports/callback-verifier.js";
-import type { AppServices } from "../../../app/services.js";
 import { APPROVAL_MESSAGES, ApprovalRefusal } from "../../../domain/approval/approval-refusal.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { MALFORMED_BODY } from "../plugins/json-body.js";
@@ -49,7 +49,7 @@ function bodyObject(body: unknown, fromPath: Record<string, unknown> = {}): Reco
  * approval route answers 503 (decisions "Approvals"), whatever the body, so it is not read then.
  */
 export function approvalBody(
-  services: AppServices,
+  services: Pick<ApprovalRouteServices, "approvals">,
   body: unknown,
   fromPath: Record<string, unknown>,
 ): Record<string, unknown> {
@@ -63,7 +63,10 @@ export function approvalBody(
  * `{approval_id, decision, reason?, actor}`. Answers like the resolve route, and 401 for a missing,
  * wrong or stale signature. The body is read raw, since the signature covers its exact bytes.
  */
-export async function approvalCallbackRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+export async function approvalCallbackRoutes(
+  app: FastifyInstance,
+  services: ApprovalRouteServices,
+): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));

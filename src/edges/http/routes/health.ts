@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { AppServices } from "../../../app/services.js";
+import type { HealthRouteServices } from "../../../app/edge-services.js";
 
 /** What decides readiness besides the fleet (event store degraded, catalogue not projected, ...). */
 export interface ReadinessCheck {
@@ -13,16 +13,16 @@ export interface ReadinessCheck {
  */
 export function healthRoutes(
   app: FastifyInstance,
-  services: AppServices,
+  services: HealthRouteServices,
   checks: readonly ReadinessCheck[],
 ): void {
   app.get("/health/live", async () => ({ status: "healthy" }));
   app.get("/health/ready", async (_request, reply) => {
-    const servers = services.fleet.list();
+    const servers = services.fleet.readiness();
     const body: Record<string, unknown> = {
       status: "healthy",
-      ready_mcp_servers: servers.filter((s) => s.lifecycle.state === "ready").length,
-      total_mcp_servers: servers.length,
+      ready_mcp_servers: servers.ready,
+      total_mcp_servers: servers.total,
     };
     let ready = true;
     for (const check of checks) {

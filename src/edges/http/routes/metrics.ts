@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from "fastify";
 import { admit } from "../../../app/admit.js";
 import { NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
+import type { MetricsRouteServices, RequestMetricsServices } from "../../../app/edge-services.js";
 import { ROUTE_ONLY } from "../../../app/rest-routes.js";
-import type { AppServices } from "../../../app/services.js";
 import { GatewayError } from "../../../domain/errors.js";
 import {
   authenticateRequest,
@@ -17,7 +17,7 @@ import { hooksOf } from "../route-hooks.js";
  * of its own that knows its pattern (reading it from the request builds an object per request);
  * a request no route matched is timed as `unmatched`.
  */
-export function registerRequestMetrics(app: FastifyInstance, services: AppServices): void {
+export function registerRequestMetrics(app: FastifyInstance, services: RequestMetricsServices): void {
   const metrics = services.metrics;
   if (!metrics) return;
   const observe = (route: string, request: FastifyRequest, reply: FastifyReply): void =>
@@ -49,7 +49,7 @@ export function registerRequestMetrics(app: FastifyInstance, services: AppServic
  */
 export function metricsRoutes(
   app: FastifyInstance,
-  services: AppServices,
+  services: MetricsRouteServices,
   authentication: HttpAuthentication | undefined,
 ): void {
   const metrics = services.metrics;

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
+import type { OperationRouteServices } from "../../../app/edge-services.js";
 import { execute } from "../../../app/execute.js";
 import { requireAuthEnabled } from "../../../app/operations/auth/auth-operation.js";
 import { type QueryType, REST_BINDINGS, type RestBinding } from "../../../app/rest-routes.js";
-import type { AppServices } from "../../../app/services.js";
 import { restContext } from "../request-context.js";
 import { answerFlat, approvalBody } from "./approvals.js";
 import { booleanQuery, firstValue, integerQuery, type Query } from "./query-params.js";
@@ -17,7 +17,7 @@ const ADMITTED = { admitted: true } as const;
  * binding's status and shape. The routes under `/auth` answer 503 while authentication is off,
  * before their body is even read (spec 1 "Auth management").
  */
-export function operationRoutes(app: FastifyInstance, services: AppServices): void {
+export function operationRoutes(app: FastifyInstance, services: OperationRouteServices): void {
   for (const binding of REST_BINDINGS) {
     if (!binding.operation.adminOnly) app.route(routeOf(binding, services));
   }
@@ -29,7 +29,7 @@ export function operationRoutes(app: FastifyInstance, services: AppServices): vo
   });
 }
 
-function routeOf(binding: RestBinding, services: AppServices) {
+function routeOf(binding: RestBinding, services: OperationRouteServices) {
   const run = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const ctx = restContext(request);
     const input = inputOf(binding, request, services);
@@ -67,7 +67,7 @@ function routeOf(binding: RestBinding, services: AppServices) {
 function inputOf(
   binding: RestBinding,
   request: FastifyRequest,
-  services: AppServices,
+  services: OperationRouteServices,
 ): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (binding.params) {

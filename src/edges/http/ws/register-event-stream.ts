@@ -1,8 +1,8 @@
 import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccessRule } from "../../../app/admit.js";
+import type { EventStreamServices } from "../../../app/edge-services.js";
 import { ROUTE_ONLY } from "../../../app/rest-routes.js";
-import type { AppServices } from "../../../app/services.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { createOriginCheck } from "../origin-policy.js";
 import { sendError } from "../plugins/errors.js";
@@ -59,7 +59,7 @@ const SCOPE_CHANGED = "Access changed: reconnect";
  */
 export async function registerEventStream(
   app: FastifyInstance,
-  services: Pick<AppServices, "bus" | "logger"> & Partial<Pick<AppServices, "fleet">>,
+  services: EventStreamServices,
   options: EventStreamOptions,
   prefix: string,
 ): Promise<EventStreamHub> {
@@ -98,12 +98,12 @@ export async function registerEventStream(
       ...streamRule(ROUTE_ONLY.logStream),
       open: (socket, _identity, request) => {
         const id = (request.params as { provider_id: string }).provider_id;
-        const server = fleet.get(id);
-        if (!server) {
+        const logs = fleet.logsOf(id);
+        if (!logs) {
           refuse(socket, `McpServer not found: ${id}`, timings);
           return false;
         }
-        followLogs(socket, server.id, server.logs);
+        followLogs(socket, id, logs);
         return true;
       },
     });

@@ -1,9 +1,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { FrontDoorHubServices } from "../../../app/edge-services.js";
 import type { FrontDoorRelay } from "../../../app/front-door/relay.js";
 import type { UpstreamPeer } from "../../../app/ports/upstream.js";
-import type { AppServices } from "../../../app/services.js";
 
 /** One client session of the front door. */
 export interface FrontDoorSession {
@@ -42,7 +42,7 @@ export class FrontDoorHub {
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
-    private readonly services: AppServices,
+    private readonly services: FrontDoorHubServices,
     private readonly relay: FrontDoorRelay,
   ) {
     this.unsubscribe.push(
@@ -59,7 +59,7 @@ export class FrontDoorHub {
         }
       }),
     );
-    for (const server of services.fleet.list()) this.attachPeer(server.id);
+    for (const id of services.fleet.connectedIds()) this.attachPeer(id);
   }
 
   private announcePolicyChange(): void {
@@ -91,19 +91,17 @@ export class FrontDoorHub {
 
   /** Every running upstream hears client notifications such as `notifications/roots/list_changed`. */
   forwardToUpstreams(method: string, params: Record<string, unknown> | undefined): void {
-    for (const server of this.services.fleet.list()) {
-      void server.connection?.notify(method, params).catch(() => undefined);
-    }
+    this.services.fleet.notifyUpstreams(method, params);
   }
 
   close(): void {
     for (const stop of this.unsubscribe.splice(0)) stop();
-    for (const server of this.services.fleet.list()) server.connection?.setPeer(null);
+    for (const id of this.services.fleet.connectedIds()) this.services.fleet.setPeer(id, null);
     this.sessions.clear();
   }
 
   private attachPeer(serverId: string): void {
-    this.services.fleet.get(serverId)?.connection?.setPeer(this.peerFor(serverId));
+    this.services.fleet.setPeer(serverId, this.peerFor(serverId));
   }
 
   private peerFor(serverId: string): UpstreamPeer {
@@ -137,8 +135,7 @@ export class FrontDoorHub {
     switch (method) {
       case "notifications/tools/list_changed": {
         // Re-listing refreshes the projection, which tells every session if the listing changed.
-        const server = this.services.fleet.get(serverId);
-        if (server) void this.services.fleet.checkHealth(server);
+        this.services.fleet.relist(serverId);
         return;
       }
       case "notifications/resources/list_changed":

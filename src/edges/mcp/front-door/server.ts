@@ -14,12 +14,12 @@ import {
 import { z } from "zod";
 import { admit } from "../../../app/admit.js";
 import type { RequestContext } from "../../../app/context.js";
+import type { FrontDoorServerServices } from "../../../app/edge-services.js";
 import { execute } from "../../../app/execute.js";
 import type { FrontDoorRelay, RelayCall } from "../../../app/front-door/relay.js";
 import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstream.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
-import type { AppServices } from "../../../app/services.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
 import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
@@ -44,7 +44,7 @@ const EMPTY_LISTINGS: Readonly<Record<string, Record<string, unknown[]>>> = {
 const UNLIMITED = { rateLimitExempt: true, admitted: true } as const;
 
 export interface FrontDoorServerOptions {
-  services: AppServices;
+  services: FrontDoorServerServices;
   relay: FrontDoorRelay;
   hub: FrontDoorHub;
   /** The session's key: transport session id, or `stdio`. */
@@ -191,7 +191,11 @@ function methodNotFound(method: string): McpError {
  * it). Through a group the refusing pin may be a member's while the group keeps listing the tool:
  * that call keeps its error result.
  */
-function unlistedByPin(services: AppServices, error: unknown, projected: ProjectedTool | undefined): boolean {
+function unlistedByPin(
+  services: FrontDoorServerServices,
+  error: unknown,
+  projected: ProjectedTool | undefined,
+): boolean {
   return (
     error instanceof GatewayError &&
     error.type === "ToolDigestMismatchError" &&
