@@ -51,7 +51,8 @@ const preview = { [PREVIEW_HEADER]: PREVIEW_VALUE } as const;
 const SERVER = "/mcp_servers/:id";
 const id = { mcp_server: "id" } as const;
 const group = { group: "id" } as const;
-const source = { source_id: "id" } as const;
+/** A discovery source's routes by id: the id from the path, the fields from the body, preview. */
+const sourceFields = { params: { source_id: "id" }, body: "fields", headers: preview } as const;
 
 /** A binding; `present` typed by the operation's result. */
 function bind<O>(
@@ -149,26 +150,10 @@ export const REST_BINDINGS: readonly RestBinding[] = [
     body: "fields",
     headers: preview,
   }),
-  bind("PUT", "/discovery/sources/:id", op.updateDiscoverySource, {
-    params: source,
-    body: "fields",
-    headers: preview,
-  }),
-  bind("DELETE", "/discovery/sources/:id", op.deleteDiscoverySource, {
-    params: source,
-    body: "fields",
-    headers: preview,
-  }),
-  bind("POST", "/discovery/sources/:id/scan", op.scanDiscoverySource, {
-    params: source,
-    body: "fields",
-    headers: preview,
-  }),
-  bind("PUT", "/discovery/sources/:id/enable", op.enableDiscoverySource, {
-    params: source,
-    body: "fields",
-    headers: preview,
-  }),
+  bind("PUT", "/discovery/sources/:id", op.updateDiscoverySource, sourceFields),
+  bind("DELETE", "/discovery/sources/:id", op.deleteDiscoverySource, sourceFields),
+  bind("POST", "/discovery/sources/:id/scan", op.scanDiscoverySource, sourceFields),
+  bind("PUT", "/discovery/sources/:id/enable", op.enableDiscoverySource, sourceFields),
   bind("GET", "/discovery/pending", op.listPending),
   bind("GET", "/discovery/quarantined", op.listQuarantined),
   bind("POST", "/discovery/approve/:name", op.approveDiscovered, {
