@@ -105,8 +105,9 @@ export function mayAdmit(
 
 /**
  * The one admission of every request: REST routes (their `onRequest` hook), `GET /metrics`, the
- * WebSocket handshakes, the MCP tool calls of both surfaces and the front door's relayed requests,
- * and `execute` for any operation no edge admitted. Answers the context the request runs with
+ * MCP tool calls of both surfaces and the front door's relayed requests, and `execute` for any
+ * operation no edge admitted. (The WebSocket handshakes take their rule from the catalog but are
+ * still decided by the authorizer in composition.) Answers the context the request runs with
  * (`confinedTo` and `perResource` set as the grant decided), or throws:
  *
  * - `AuthenticationError` when the caller must authenticate first;
