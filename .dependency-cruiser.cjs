@@ -88,6 +88,24 @@ module.exports = {
       "Composition wires everything; only the command line entry uses it.",
     ),
     {
+      name: "edges-never-hold-app-services",
+      comment:
+        "The edges see narrow interfaces (app/edge-services.ts), never the services whole: not even " +
+        "as a type.",
+      severity: "error",
+      from: { path: "^src/edges/" },
+      to: { path: "^src/app/services[.]ts$" },
+    },
+    {
+      name: "edges-run-operations-through-the-runner",
+      comment:
+        "An edge runs operations and asks for admission through the OperationRunner composition binds " +
+        "(app/operation-runner.ts); execute.ts and admit.ts give it types only.",
+      severity: "error",
+      from: { path: "^src/edges/" },
+      to: { path: "^src/app/(execute|admit)[.]ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "nothing-imports-cli",
       comment: "cli.ts is the process entry point.",
       severity: "error",

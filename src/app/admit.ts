@@ -103,11 +103,32 @@ export function mayAdmit(
   return andThen(decideFor(services, rule, ctx, target), (decision) => decision?.allowed === true);
 }
 
+/** What a WebSocket stream's caller was admitted to: the tenant it is confined to, or null (global). */
+export interface StreamGrant {
+  readonly tenantScope: string | null;
+}
+
+/**
+ * The decision for a WebSocket stream (its handshake, and each periodic re-check of the open
+ * connection): the grant, or null when refused. Publishes nothing: a stream is judged again every
+ * few seconds for as long as it is open, and its refusal is the close reason the client reads.
+ */
+export function admitStream(
+  services: AppServices,
+  rule: AccessRule,
+  ctx: RequestContext,
+  target?: AdmitTarget,
+): MaybePromise<StreamGrant | null> {
+  return andThen(decideFor(services, rule, ctx, target), (decision) =>
+    decision?.allowed ? { tenantScope: decision.tenant } : null,
+  );
+}
+
 /**
  * The one admission of every request: REST routes (their `onRequest` hook), `GET /metrics`, the
  * MCP tool calls of both surfaces and the front door's relayed requests, and `execute` for any
- * operation no edge admitted. (The WebSocket handshakes take their rule from the catalog but are
- * still decided by the authorizer in composition.) Answers the context the request runs with
+ * operation no edge admitted. (The WebSocket streams are decided by {@link admitStream}, by the
+ * same rules, without a record.) Answers the context the request runs with
  * (`confinedTo` and `perResource` set as the grant decided), or throws:
  *
  * - `AuthenticationError` when the caller must authenticate first;

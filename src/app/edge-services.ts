@@ -1,21 +1,24 @@
+import type { Authorizer } from "./auth/authorizer.js";
 import type { Fleet } from "./fleet/fleet.js";
 import type { Governance } from "./governance/governance.js";
+import type { OperationRunner } from "./operation-runner.js";
 import type { AppServices, InstanceInfo, ServiceSettings } from "./services.js";
 
 /*
- * What each edge uses of the services, by name. Composition hands every edge the one `AppServices`
- * object, which satisfies each of these structurally; an edge's own type names what it reads, so
+ * What each edge uses of the services, by name. Composition hands every edge one object built from
+ * the services (`composition/edge-services.ts`), which satisfies each of these; an edge's own type names what it reads, so
  * a reviewer sees an edge's reach without reading it, and a new need is a visible change here.
  * The fleet is seen through the few app-level methods an edge needs (readiness counts, a server's
  * log, the front door's way back from upstreams), never through its upstream connection objects.
  */
 
 /**
- * What `execute`, `admit` and `mayAdmit` run with: the services whole, since an operation (and a
- * refusal recorded for one) may use any of them. An edge that runs operations holds this only to
- * hand it on; what it reads itself is listed beside it in its own type.
+ * What an edge that runs operations or asks for admission holds: the runner composition bound to
+ * the services (`operation-runner.ts`), never the services themselves.
  */
-export type OperationServices = AppServices;
+export interface OperationServices {
+  readonly operations: OperationRunner;
+}
 
 /** `Mcp-Param-*` header checks (`edges/mcp/param-headers.ts`). */
 export interface ParamHeaderServices {
@@ -39,14 +42,21 @@ export type MetricsRouteServices = OperationServices & Pick<AppServices, "metric
 /** The authentication hook (`plugins/authentication.ts`): admission of each REST route. */
 export type AuthenticationServices = OperationServices;
 
-/** The REST routes of the catalog (`routes/operation-routes.ts`); approval bodies read `approvals`. */
-export type OperationRouteServices = OperationServices & Pick<AppServices, "approvals">;
+/**
+ * The REST routes of the catalog (`routes/operation-routes.ts`); approval bodies read `approvals`,
+ * and `/auth` answers 501 while `settings` say authentication is off.
+ */
+export type OperationRouteServices = OperationServices &
+  Pick<AppServices, "approvals"> & { readonly settings: Pick<ServiceSettings, "authEnabled"> };
 
 /** The signed approval callback (`routes/approvals.ts`): verified with `approvals`, dated by `clock`. */
 export type ApprovalRouteServices = OperationServices & Pick<AppServices, "approvals" | "clock">;
 
-/** The WebSocket streams (`ws/register-event-stream.ts`); without a fleet, no log stream is mounted. */
-export interface EventStreamServices extends Pick<AppServices, "bus" | "logger"> {
+/**
+ * The WebSocket streams (`ws/register-event-stream.ts`): each handshake is admitted by the runner;
+ * without a fleet, no log stream is mounted.
+ */
+export interface EventStreamServices extends Pick<AppServices, "bus" | "logger">, OperationServices {
   readonly fleet?: Pick<Fleet, "logsOf">;
 }
 
@@ -82,8 +92,13 @@ export interface FrontDoorHubServices extends Pick<AppServices, "bus"> {
   readonly fleet: Pick<Fleet, "connectedIds" | "setPeer" | "notifyUpstreams" | "relist">;
 }
 
-/** The MCP Streamable HTTP endpoint (`http-endpoint.ts`): logs, and serves the management surface. */
-export type McpEndpointServices = ManagementServerServices;
+/**
+ * The MCP Streamable HTTP endpoint (`http-endpoint.ts`): logs, serves the management surface, and
+ * re-checks an open stream's roles.
+ */
+export type McpEndpointServices = ManagementServerServices & {
+  readonly authorizer: Pick<Authorizer, "heldRoles">;
+};
 
 /** The stdio entry (`stdio-entry.ts`): serves the management surface. */
 export type StdioServices = ManagementServerServices;

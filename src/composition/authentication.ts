@@ -1,6 +1,5 @@
 import type { AccessEvents } from "../app/auth/access-events.js";
 import { Authenticator } from "../app/auth/authenticator.js";
-import type { Authorizer } from "../app/auth/authorizer.js";
 import type { Principal } from "../app/context.js";
 import type { Clock } from "../app/ports/clock.js";
 import type { Hasher } from "../app/ports/hasher.js";
@@ -13,14 +12,13 @@ import { API_KEY_PREFIX } from "../domain/auth/api-key-format.js";
 import { TrustedProxies } from "../edges/http/client-address.js";
 import type { HttpAuthentication } from "../edges/http/plugins/authentication.js";
 import { protectedResourceMetadataUrl } from "../edges/http/routes/protected-resource.js";
-import type { StreamAuthenticator, StreamAuthorizer } from "../edges/http/ws/handshake.js";
+import type { StreamAuthenticator } from "../edges/http/ws/handshake.js";
 
 /** Authentication as every edge uses it, when `auth.enabled`. */
 export interface AuthenticationEdges {
   readonly authenticator: Authenticator;
   readonly http: HttpAuthentication;
   readonly streamAuthenticator: StreamAuthenticator;
-  readonly streamAuthorizer: StreamAuthorizer;
   /** `auth.stdio.principal`, or undefined: the stdio client then has no identity. */
   readonly stdioPrincipal: Principal | undefined;
 }
@@ -29,7 +27,6 @@ export interface AuthenticationDeps {
   config: GatewayConfig;
   env: EnvSettings;
   repositories: StoreRepositories;
-  authorizer: Authorizer;
   tokens: TokenVerifier | null;
   accessEvents?: AccessEvents;
   hasher: Hasher;
@@ -86,10 +83,6 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
         ? authenticator.recheck(given)
         : authenticator.authenticate(given));
       return outcome.ok ? outcome : { ok: false, reason: outcome.message };
-    },
-    streamAuthorizer: async (principal, _authenticated, { route, permission, tenantAware }) => {
-      const decision = await deps.authorizer.decide(principal, [permission], { tenantAware, route });
-      return decision.allowed ? { tenantScope: decision.tenant } : false;
     },
     stdioPrincipal: declared
       ? { id: declared.id, type: "stdio", tenant_id: declared.tenant_id, roles: declared.roles }

@@ -17,6 +17,7 @@ import { assembleServices } from "./app-services.js";
 import { openAuthentication } from "./authentication.js";
 import { openLoops } from "./background-loops.js";
 import { Closers } from "./closers.js";
+import { type EdgeServices, edgeServices } from "./edge-services.js";
 import { createFrontDoor, type FrontDoor } from "./front-door.js";
 import { refuseDeclaredExposure } from "./header-exposure.js";
 import { httpEdge } from "./http-edge.js";
@@ -76,6 +77,8 @@ export interface GatewayOptions {
 /** A wired gateway: the application services, its HTTP edge on demand, and its background loops. */
 export interface Gateway {
   readonly services: AppServices;
+  /** What the edges see of the services: the HTTP edge, both MCP surfaces and stdio are given this. */
+  readonly edges: EdgeServices;
   /**
    * Builds the HTTP application (REST, health, `/mcp`); never listens. `listen.host` is the address
    * it will listen on: on a loopback address the MCP endpoint refuses foreign Host headers.
@@ -247,7 +250,6 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
     config,
     env,
     repositories,
-    authorizer: policies.authorizer,
     tokens: config.auth.enabled ? openTokenVerifier(config.auth.oidc, { clock, logger }) : null,
     ...(policies.accessEvents && { accessEvents: policies.accessEvents }),
     hasher,
@@ -255,16 +257,19 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
     logger,
   });
   if (authentication) closers.opened("authentication", () => authentication.authenticator.close());
-  const frontDoor = config.tool_access.mode === "front_door" ? createFrontDoor(services, config) : null;
+  const edges = edgeServices(services);
+  const frontDoor =
+    config.tool_access.mode === "front_door" ? createFrontDoor(services, edges, config) : null;
   if (frontDoor) closers.opened("front door", () => frontDoor.close());
   let started = false;
 
   return {
     services,
+    edges,
     http: httpEdge(
       config,
       {
-        services,
+        services: edges,
         storage,
         authentication,
         frontDoor,

@@ -9,6 +9,7 @@ import type { GatewayConfig } from "../config/schema.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
 import { createFrontDoorServer } from "../edges/mcp/front-door/server.js";
+import type { EdgeServices } from "./edge-services.js";
 import { createUiResourceGate } from "./open-approvals.js";
 
 /** Client capabilities the gateway declares to upstreams on the front door: what it relays. */
@@ -42,7 +43,12 @@ export interface FrontDoor {
 }
 
 /** The front-door topology: projection, relay and the sessions' hub. */
-export function createFrontDoor(services: AppServices, config: GatewayConfig): FrontDoor {
+/** `edges` is what the sessions' servers and the hub see of `services` (`edge-services.ts`). */
+export function createFrontDoor(
+  services: AppServices,
+  edges: EdgeServices,
+  config: GatewayConfig,
+): FrontDoor {
   const projection = new ToolProjection(services, new Set(TOOL_EXPOSURES.map((tool) => tool.name)));
   const stopWatching = projection.watch(services.bus);
   const uiResources = createUiResourceGate(config, services);
@@ -51,7 +57,7 @@ export function createFrontDoor(services: AppServices, config: GatewayConfig): F
     maxLinksPerTenant: config.resource_links.max_per_tenant,
     uiResources,
   });
-  const hub = new FrontDoorHub(services, relay);
+  const hub = new FrontDoorHub(edges, relay);
   // Replaced by a reload that changes the catalogue; the window restarts then.
   let catalogue = config.tool_access.required_catalogue;
   let windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
@@ -99,7 +105,7 @@ export function createFrontDoor(services: AppServices, config: GatewayConfig): F
   };
 
   return {
-    sessionServer: (key, contextOf) => createFrontDoorServer({ services, relay, hub, key, contextOf }),
+    sessionServer: (key, contextOf) => createFrontDoorServer({ services: edges, relay, hub, key, contextOf }),
     readiness: {
       name: "required_catalogue",
       check: () => {

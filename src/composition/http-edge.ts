@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import type { AppServices } from "../app/services.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { buildHttpApp } from "../edges/http/build-app.js";
 import { isLoopbackHost } from "../edges/http/origin-policy.js";
@@ -9,13 +8,15 @@ import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import type { ServerStreamLimits } from "../edges/mcp/server-streams.js";
 import type { AuthenticationEdges } from "./authentication.js";
 import type { Closers } from "./closers.js";
+import type { EdgeServices } from "./edge-services.js";
 import type { FrontDoor } from "./front-door.js";
 import type { Storage } from "./open-storage.js";
 import { describeProtectedResource } from "./open-token-verifier.js";
 import { storeReadiness } from "./store-readiness.js";
 
 export interface HttpEdgeDeps {
-  services: AppServices;
+  /** What the edges see of the services (`edge-services.ts`). */
+  services: EdgeServices;
   storage: Storage;
   authentication: AuthenticationEdges | null;
   frontDoor: FrontDoor | null;
@@ -75,7 +76,6 @@ export function httpEdge(
         allowedOrigins: config.http.allowed_origins,
         apiKeyHeader: config.auth.api_key.header_name,
         authenticate: authentication?.streamAuthenticator ?? allowAnonymous,
-        authorize: authentication?.streamAuthorizer ?? (() => ({ tenantScope: null })),
       },
       readinessChecks: [
         storageReadiness(storage, config),

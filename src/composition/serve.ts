@@ -190,7 +190,7 @@ async function serveOverStdio(
 ): Promise<number> {
   const gracefulTimeoutS = http.graceful_shutdown_timeout_s ?? null;
   const stdio = await serveStdio(
-    gateway.services,
+    gateway.edges,
     http.max_json_depth,
     gateway.frontDoor?.sessionServer,
     gateway.stdioPrincipal,

@@ -160,6 +160,8 @@ export const ERROR_CATALOGUE = {
   InvalidParamsError: jsonRpc(-32602, 400),
   MethodNotFoundError: jsonRpc(-32601, 404),
   ResourceNotFoundError: jsonRpc(-32002, 404),
+  // A `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or cannot be verified (spec 2 §7).
+  HEADER_MISMATCH: jsonRpc(-32020, 400),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorType = keyof typeof ERROR_CATALOGUE;

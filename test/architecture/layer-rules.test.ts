@@ -38,6 +38,8 @@ describe("the layer rules (.dependency-cruiser.cjs)", { timeout: 180_000 }, () =
       "config-imports-no-app: src/config/bad-schema.ts -> src/app/ports/store.ts",
       "domain-imports-only-domain: src/domain/impure.ts -> path",
       "domain-imports-only-domain: src/domain/impure.ts -> src/app/ports/store.ts",
+      "edges-never-hold-app-services: src/edges/http/bad-runner.ts -> src/app/services.ts",
+      "edges-run-operations-through-the-runner: src/edges/http/bad-runner.ts -> src/app/execute.ts",
       "no-circular: src/app/cycle-a.ts -> src/app/cycle-b.ts",
       "not-to-unresolvable: src/app/unresolved.ts -> ./missing.js",
       "nothing-imports-cli: src/control/bad-loop.ts -> src/cli.ts",
@@ -63,7 +65,7 @@ describe("the layer rules (.dependency-cruiser.cjs)", { timeout: 180_000 }, () =
       baseDir: FIXTURE,
       outputType: "err-long",
     });
-    expect(exitCode).toBe(18);
+    expect(exitCode).toBe(20);
     expect(output).toContain("error only-composition-imports-adapters: src/edges/http/bad-route.ts");
   });
 

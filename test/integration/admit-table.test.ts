@@ -134,11 +134,11 @@ describe("a gateway_call batch is decided once per call", () => {
 
   const decisions = async (principal: string) => {
     if (!exposure) throw new Error("gateway_call is not exposed");
-    const { services } = gw.gateway;
+    const { services, edges } = gw.gateway;
     const decide = vi.spyOn(services.authorizer, "decide");
     try {
-      const admitted = await admitTool(services, exposure, batch, caller(principal));
-      const result = await callManagementTool(services, exposure, batch, admitted);
+      const admitted = await admitTool(edges, exposure, batch, caller(principal));
+      const result = await callManagementTool(edges, exposure, batch, admitted);
       const payload = JSON.parse(result.content[0]?.text ?? "{}");
       return { calls: decide.mock.calls.length, succeeded: payload.succeeded as number };
     } finally {

@@ -46,7 +46,7 @@ afterAll(async () => {
 const FAST: EventStreamOptions["timings"] = { subscribeWindowMs: 5_000, idleMs: 60_000, closeGraceMs: 200 };
 
 async function serve(options: EventStreamOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildHttpApp(gateway.services, {
+  const app = await buildHttpApp(gateway.edges, {
     maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
     webSocket: { timings: FAST, ...options },
   });
@@ -252,7 +252,7 @@ describe("the handshake", () => {
 
   it("keeps the ?token= credential out of the request log", async () => {
     const lines: string[] = [];
-    const app = await buildHttpApp(gateway.services, {
+    const app = await buildHttpApp(gateway.edges, {
       maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
       logger: { level: "info", stream: { write: (line: string) => lines.push(line) } },
       webSocket: { timings: FAST },
@@ -264,26 +264,57 @@ describe("the handshake", () => {
     expect(logged).toContain("/api/ws/events?token=[REDACTED]&x=1");
     expect(logged).not.toContain("mcp_secret_value");
   });
+});
+
+describe("the handshake with authentication on: decided by the catalog's entry and the roles", () => {
+  let guarded: Gateway;
+  beforeAll(async () => {
+    const { config, env } = parseConfig(
+      `
+auth:
+  enabled: true
+  role_assignments:
+    - {principal: aud, role: auditor, scope: "tenant:t1"}
+`,
+      { env: {} },
+    );
+    guarded = await createGateway({
+      config,
+      env,
+      logger: pino({ level: "silent" }),
+      instanceLabel: "ws-test-auth",
+      storage: memoryStorage(),
+    });
+  });
+  afterAll(async () => {
+    await guarded.shutdown();
+  });
+
+  /** The stream of the guarded gateway, its caller established by `principal` (authentication proper is tested above). */
+  const guardedStream = async (principal: Principal): Promise<string> => {
+    const app = await buildHttpApp(guarded.edges, {
+      maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
+      webSocket: {
+        timings: FAST,
+        authenticate: async () => ({ ok: true, principal, authenticated: true }),
+      },
+    });
+    apps.push(app);
+    const base = await app.listen({ host: "127.0.0.1", port: 0 });
+    return `${base.replace("http", "ws")}/api/ws/events`;
+  };
 
   it("closes with 1008 when the principal lacks audit:read", async () => {
     const viewer: Principal = { id: "v", type: "api_key", tenant_id: null, roles: ["viewer"] };
-    const { url } = await serve({
-      authenticate: async () => ({ ok: true, principal: viewer, authenticated: true }),
-      authorize: (principal) => principal.roles.includes("auditor"),
-    });
-    const peer = connect(url, { headers: { "X-API-Key": "mcp_viewer" } });
+    const peer = connect(await guardedStream(viewer), { headers: { "X-API-Key": "mcp_viewer" } });
     expect(await peer.closed).toEqual({ code: 1008, reason: "Access denied: audit:read required" });
   });
 
-  it("confines a tenant-scoped principal to its tenant's events", async () => {
-    const auditor: Principal = { id: "aud", type: "jwt", tenant_id: "t1", roles: ["auditor"] };
-    const { url } = await serve({
-      authenticate: async () => ({ ok: true, principal: auditor, authenticated: true }),
-      authorize: () => true,
-    });
-    const peer = connect(url, { headers: { Authorization: "Bearer token" } });
+  it("confines a principal granted audit:read at one tenant's scope to that tenant's events", async () => {
+    const auditor: Principal = { id: "aud", type: "jwt", tenant_id: "t1", roles: [] };
+    const peer = connect(await guardedStream(auditor), { headers: { Authorization: "Bearer token" } });
     await peer.subscribe({});
-    bus.publish([
+    guarded.services.bus.publish([
       inTenant(requested("s", "mine-1"), "t1"),
       inTenant(requested("s", "theirs"), "t2"),
       requested("s", "no-tenant"),
@@ -294,6 +325,15 @@ describe("the handshake", () => {
       ["mine-1", "t1"],
       ["mine-2", "t1"],
     ]);
+  });
+
+  it("streams every tenant's events to a principal granted audit:read globally", async () => {
+    const auditor: Principal = { id: "global-aud", type: "jwt", tenant_id: "t1", roles: ["auditor"] };
+    const peer = connect(await guardedStream(auditor), { headers: { Authorization: "Bearer token" } });
+    await peer.subscribe({});
+    guarded.services.bus.publish([inTenant(requested("s", "theirs"), "t2"), requested("s", "last")]);
+    await peer.next((frame) => frame.call_id === "last");
+    expect(peer.events().map((e) => e.call_id)).toEqual(["theirs", "last"]);
   });
 });
 

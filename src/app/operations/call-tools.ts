@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GatewayError } from "../../domain/errors.js";
+import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/truncation/cut-json.js";
 import { admit } from "../admit.js";
 import type { RequestContext } from "../context.js";
@@ -269,7 +269,7 @@ async function runCall(
         index,
         call_id,
         elapsed(),
-        known?.message ?? "An internal server error occurred.",
+        known?.message ?? INTERNAL_ERROR_MESSAGE,
         known?.type ?? "InternalServerError",
       );
     }

@@ -48,6 +48,17 @@ export function toolFailure(tool: string, error: unknown): ToolResultPayload {
 }
 
 /**
+ * Why an egress caller may not call a management tool (spec 2 §4), from `admit`'s refusal:
+ * `Authentication required to call '<tool>'` for a caller without identity (stdio without a
+ * principal), `Not authorized to call '<tool>': <permission> permission required` otherwise.
+ */
+export function egressRefusal(tool: string, refusal: GatewayError): string {
+  return refusal.type === "AuthenticationError"
+    ? `Authentication required to call '${tool}'`
+    : `Not authorized to call '${tool}': ${refusal.message}`;
+}
+
+/**
  * The answer to an upstream tool call on the front door that the gateway refused or failed: a tool
  * the caller is not shown (`unlisted`, or an error whose JSON-RPC code is -32601) as an unknown one
  * (spec 2 §4, shape 3); an upstream's own JSON-RPC error relayed as it sent it; any other catalogue
@@ -116,7 +127,11 @@ export function transportRefusal(error: GatewayError, id: string | number | null
   };
 }
 
-function jsonRpcError(error: GatewayError): McpError {
+/**
+ * The JSON-RPC error of a catalogue error answered as one (`mcp: "jsonrpc"`): its code, its message
+ * and its details as `data`. Thrown where the SDK answers the request (a refusal before any tool ran).
+ */
+export function jsonRpcError(error: GatewayError): McpError {
   return new McpError(error.rpcCode ?? ErrorCode.InternalError, error.message, error.details ?? undefined);
 }
 

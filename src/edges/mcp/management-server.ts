@@ -7,16 +7,13 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { admit } from "../../app/admit.js";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
 import type { ManagementServerServices } from "../../app/edge-services.js";
-import { execute } from "../../app/execute.js";
 import { zodValidation } from "../../app/validation.js";
 import { GatewayError } from "../../domain/errors.js";
-import { type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
+import { egressRefusal, type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
 import { checkParamHeaders } from "./param-headers.js";
-import { egressRefusal } from "./tool-visibility.js";
 
 export const SERVER_NAME = "airlock";
 
@@ -50,7 +47,7 @@ export async function callManagementTool(
     const input = exposure.toInput ? exposure.toInput(args) : args;
     const resourceId = namedResource(args);
     return toolSuccess(
-      await execute(services, exposure.operation, input, ctx, {
+      await services.operations.execute(exposure.operation, input, ctx, {
         rateLimitExempt: exposure.readOnly,
         route: `mcp:${exposure.name}`,
         ...(resourceId !== undefined && { resourceId }),
@@ -111,7 +108,7 @@ export function createManagementServer(
       admitted = await admitTool(services, exposure, args, contextOf(extra.signal));
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
-      return { content: [{ type: "text", text: egressRefusal(exposure, error) }], isError: true };
+      return { content: [{ type: "text", text: egressRefusal(exposure.name, error) }], isError: true };
     }
     return callManagementTool(services, exposure, args, admitted);
   });
@@ -131,8 +128,7 @@ export function admitTool(
 ) {
   const resourceId = namedResource(args);
   const target = { route: `mcp:${exposure.name}`, resourceId };
-  return admit(
-    services,
+  return services.operations.admit(
     exposure.operation,
     ctx,
     target,

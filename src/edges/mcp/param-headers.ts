@@ -1,9 +1,8 @@
-import { type IsomorphicHeaders, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { IsomorphicHeaders } from "@modelcontextprotocol/sdk/types.js";
 import type { ParamHeaderServices } from "../../app/edge-services.js";
+import { GatewayError } from "../../domain/errors.js";
 import { paramHeaderVerdict } from "../../domain/policy/param-headers.js";
-
-/** JSON-RPC error code of a `tools/call` whose `Mcp-Param-*` headers disagree with its body (spec 2 §7). */
-export const HEADER_MISMATCH_CODE = -32020;
+import { jsonRpcError } from "./error-mapping.js";
 
 /**
  * Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments, as the called tool's
@@ -31,9 +30,11 @@ export function checkParamHeaders(
     { tool: tool.name, header: refusal.header, problem: refusal.kind },
     "tools/call refused: Mcp-Param header check failed",
   );
-  throw new McpError(HEADER_MISMATCH_CODE, `HEADER_MISMATCH: ${refusal.reason}`, {
-    error_type: "HEADER_MISMATCH",
-    header: refusal.header,
-    problem: refusal.kind,
-  });
+  throw jsonRpcError(
+    new GatewayError("HEADER_MISMATCH", `HEADER_MISMATCH: ${refusal.reason}`, {
+      error_type: "HEADER_MISMATCH",
+      header: refusal.header,
+      problem: refusal.kind,
+    }),
+  );
 }

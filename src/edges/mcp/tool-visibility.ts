@@ -1,9 +1,7 @@
-import { mayAdmit } from "../../app/admit.js";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
 import type { ToolVisibilityServices } from "../../app/edge-services.js";
 import { relayRequest } from "../../app/operations/relay-upstream.js";
-import type { GatewayError } from "../../domain/errors.js";
 import type { MaybePromise } from "../../domain/maybe-promise.js";
 
 /**
@@ -24,7 +22,9 @@ export async function frontDoorManagementTools(
   ctx: RequestContext,
 ): Promise<ToolExposure[]> {
   const allowed = await Promise.all(
-    FRONT_DOOR_TOOLS.map((tool) => mayAdmit(services, tool.operation, ctx, { route: `mcp:${tool.name}` })),
+    FRONT_DOOR_TOOLS.map((tool) =>
+      services.operations.mayAdmit(tool.operation, ctx, { route: `mcp:${tool.name}` }),
+    ),
   );
   return FRONT_DOOR_TOOLS.filter((_tool, index) => allowed[index]);
 }
@@ -44,16 +44,5 @@ export function mayUseUpstreams(
   ctx: RequestContext,
   method: string,
 ): MaybePromise<boolean> {
-  return mayAdmit(services, relayRequest, ctx, { route: `mcp:${method}` });
-}
-
-/**
- * Why an egress caller may not call a management tool (spec 2 §4), from `admit`'s refusal:
- * `Authentication required to call '<tool>'` for a caller without identity (stdio without a
- * principal), `Not authorized to call '<tool>': <permission> permission required` otherwise.
- */
-export function egressRefusal(exposure: ToolExposure, refusal: GatewayError): string {
-  return refusal.type === "AuthenticationError"
-    ? `Authentication required to call '${exposure.name}'`
-    : `Not authorized to call '${exposure.name}': ${refusal.message}`;
+  return services.operations.mayAdmit(relayRequest, ctx, { route: `mcp:${method}` });
 }

@@ -1,7 +1,7 @@
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
+import type { OperationRouteServices } from "../../../src/app/edge-services.js";
 import { REST_BINDINGS, routeRule } from "../../../src/app/rest-routes.js";
-import type { AppServices } from "../../../src/app/services.js";
 import { operationRoutes } from "../../../src/edges/http/routes/operation-routes.js";
 
 /** The `/api` routes the operation routes register, by method and path (HEAD included). */
@@ -14,7 +14,7 @@ async function registeredRoutes(): Promise<string[]> {
   await app.register(
     async (api) => {
       // Services are read when a request runs, never when routes are registered.
-      operationRoutes(api, {} as AppServices);
+      operationRoutes(api, {} as OperationRouteServices);
     },
     { prefix: "/api" },
   );

@@ -4,7 +4,9 @@ import type { Operation } from "../../operation.js";
 import type { AppServices } from "../../services.js";
 
 /** The answer of every auth management operation while `auth.enabled` is false (spec 1: 503). */
-export function requireAuthEnabled(services: Pick<AppServices, "settings">): void {
+export function requireAuthEnabled(services: {
+  readonly settings: Pick<AppServices["settings"], "authEnabled">;
+}): void {
   if (!services.settings.authEnabled) {
     throw new GatewayError(
       "AuthDisabledError",

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { type AccessRule, admit } from "../../../app/admit.js";
+import type { AccessRule } from "../../../app/admit.js";
 import { type Authentication, type Authenticator, NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../../app/context.js";
 import type { AuthenticationServices } from "../../../app/edge-services.js";
@@ -188,7 +188,7 @@ export function registerAuthentication(
     };
     let decided: MaybePromise<RequestContext>;
     try {
-      decided = admit(services, rule, ctx);
+      decided = services.operations.admit(rule, ctx);
     } catch (error) {
       return refused(reply, rule, error);
     }

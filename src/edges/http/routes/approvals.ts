@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { OPERATIONS as op } from "../../../app/catalog.js";
 import type { RequestContext } from "../../../app/context.js";
 import type { ApprovalRouteServices } from "../../../app/edge-services.js";
-import { execute } from "../../../app/execute.js";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../app/ports/callback-verifier.js";
 import { APPROVAL_MESSAGES, ApprovalRefusal } from "../../../domain/approval/approval-refusal.js";
 import { GatewayError } from "../../../domain/errors.js";
@@ -113,8 +112,7 @@ export async function approvalCallbackRoutes(
           channel: "rest",
           clientAddress: request.ip,
         };
-        return execute(
-          services,
+        return services.operations.execute(
           op.resolveApprovalCallback,
           // The channel is the one whose secret signed the body: a body naming one is refused.
           bodyWith(fields, { channel: verdict.channel }),

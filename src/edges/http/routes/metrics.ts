@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from "fastify";
-import { admit } from "../../../app/admit.js";
 import { NO_CREDENTIALS } from "../../../app/auth/authenticator.js";
 import type { MetricsRouteServices, RequestMetricsServices } from "../../../app/edge-services.js";
 import { ROUTE_ONLY } from "../../../app/rest-routes.js";
@@ -66,7 +65,7 @@ export function metricsRoutes(
         channel: "rest" as const,
       };
       try {
-        await admit(services, ROUTE_ONLY.metrics, ctx, { route: "GET /metrics" });
+        await services.operations.admit(ROUTE_ONLY.metrics, ctx, { route: "GET /metrics" });
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         if (error.type === "AuthenticationError")

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { OperationRouteServices } from "../../../app/edge-services.js";
-import { execute } from "../../../app/execute.js";
 import { requireAuthEnabled } from "../../../app/operations/auth/auth-operation.js";
 import { type QueryType, REST_BINDINGS, type RestBinding } from "../../../app/rest-routes.js";
 import { restContext } from "../request-context.js";
@@ -33,8 +32,7 @@ function routeOf(binding: RestBinding, services: OperationRouteServices) {
   const run = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const ctx = restContext(request);
     const input = inputOf(binding, request, services);
-    const result = await execute(
-      services,
+    const result = await services.operations.execute(
       binding.operation,
       input,
       ctx,

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from "fastify";
+import type { AccessRule, StreamGrant } from "../../../app/admit.js";
 import { ANONYMOUS, type Principal } from "../../../app/context.js";
 import type { Logger } from "../../../app/ports/logger.js";
+import type { MaybePromise } from "../../../domain/maybe-promise.js";
 import type { OriginCheck } from "../origin-policy.js";
 import { headerCredentials, singleHeader } from "../plugins/authentication.js";
 import type { StreamIdentity } from "./event-connection.js";
@@ -34,22 +36,19 @@ export type StreamAuthenticator = (
 export interface StreamAccess {
   /** `GET <path>` without the `/api` prefix, as the policy engine names routes. */
   readonly route: string;
-  /** `audit:read` for the event streams, `mcp_servers:read` for a server's log lines. */
-  readonly permission: string;
-  /** Whether a grant held at tenant scope admits the caller, confined to that tenant. */
-  readonly tenantAware: boolean;
+  /** Its route-only entry of the catalog: `audit:read` for the event streams, `mcp_servers:read` for logs. */
+  readonly rule: AccessRule;
 }
 
 /**
- * Whether the principal holds the stream's permission. `true` confines a principal that
- * carries a tenant to that tenant; an object states the confinement explicitly (`tenantScope:
- * null` for a global grant). `false` refuses.
+ * Whether the principal is admitted to the stream (`admitStream`, bound by composition): the tenant
+ * it is confined to (null for a global grant), or null when refused.
  */
 export type StreamAuthorizer = (
   principal: Principal,
   authenticated: boolean,
   access: StreamAccess,
-) => boolean | { tenantScope: string | null } | Promise<boolean | { tenantScope: string | null }>;
+) => MaybePromise<StreamGrant | null>;
 
 /** With authentication off every caller is the anonymous principal, and it may read the stream. */
 export const allowAnonymous: StreamAuthenticator = async () => ({
@@ -57,8 +56,6 @@ export const allowAnonymous: StreamAuthenticator = async () => ({
   principal: ANONYMOUS,
   authenticated: false,
 });
-
-export const allowAll: StreamAuthorizer = () => true;
 
 export type HandshakeVerdict = ({ ok: true } & StreamIdentity) | { ok: false; reason: string };
 
@@ -100,13 +97,13 @@ export async function judgeHandshake(
     return { ok: false, reason: authentication.reason };
   }
   const { principal, authenticated } = authentication;
-  const { permission } = rules.access;
   const grant = await rules.authorize(principal, authenticated, rules.access);
-  if (grant === false) {
+  if (grant === null) {
+    const permission = rules.access.rule.permissions.join(" and ");
     rules.logger.info({ principal_id: principal.id, permission }, "stream refused: permission missing");
     return { ok: false, reason: `Access denied: ${permission} required` };
   }
-  const tenantScope = grant === true ? principal.tenant_id : grant.tenantScope;
+  const { tenantScope } = grant;
   return { ok: true, principal, authenticated, tenantScope };
 }
 

@@ -9,13 +9,11 @@ import { sendError } from "../plugins/errors.js";
 import type { StreamIdentity } from "./event-connection.js";
 import { EventStreamHub } from "./event-stream-hub.js";
 import {
-  allowAll,
   allowAnonymous,
   type HandshakeRules,
   type HandshakeVerdict,
   judgeHandshake,
   type StreamAuthenticator,
-  type StreamAuthorizer,
 } from "./handshake.js";
 import { followLogs } from "./log-follower.js";
 import {
@@ -31,8 +29,6 @@ import { DEFAULT_LIMITS, DEFAULT_TIMINGS, type StreamLimits, type StreamTimings 
 export interface EventStreamOptions {
   /** Defaults to `allowAnonymous` (authentication off). */
   authenticate?: StreamAuthenticator;
-  /** The `audit:read` check; defaults to allowing every principal (authentication off). */
-  authorize?: StreamAuthorizer;
   /** Name of the API-key header (`auth.api_key.header_name`); default `X-API-Key`. */
   apiKeyHeader?: string;
   /** Browser origins allowed besides loopback ones (`http.allowed_origins`). */
@@ -75,7 +71,14 @@ export async function registerEventStream(
     originAllowed: createOriginCheck(options.allowedOrigins),
     apiKeyHeader: options.apiKeyHeader ?? "X-API-Key",
     authenticate: options.authenticate ?? allowAnonymous,
-    authorize: options.authorize ?? allowAll,
+    // Decided by the catalog's route-only entry, the same rules as every request; nothing recorded.
+    authorize: (principal, authenticated, access) =>
+      services.operations.admitStream(access.rule, {
+        principal,
+        authenticated,
+        channel: "rest",
+        route: access.route,
+      }),
     logger: services.logger,
   };
   // The verdict is reached in a hook, before the upgrade, so that the handler runs synchronously
@@ -88,14 +91,14 @@ export async function registerEventStream(
     };
   };
   const routes: StreamRoute[] = [
-    { url: EVENT_STREAM_PATH, ...streamRule(ROUTE_ONLY.eventStream), open: events(null) },
-    { url: STATE_STREAM_PATH, ...streamRule(ROUTE_ONLY.stateStream), open: events(STATE_EVENT_TYPES) },
+    { url: EVENT_STREAM_PATH, rule: ROUTE_ONLY.eventStream, open: events(null) },
+    { url: STATE_STREAM_PATH, rule: ROUTE_ONLY.stateStream, open: events(STATE_EVENT_TYPES) },
   ];
   const { fleet } = services;
   if (fleet) {
     routes.push({
       url: LOG_STREAM_PATH,
-      ...streamRule(ROUTE_ONLY.logStream),
+      rule: ROUTE_ONLY.logStream,
       open: (socket, _identity, request) => {
         const id = (request.params as { provider_id: string }).provider_id;
         const logs = fleet.logsOf(id);
@@ -110,8 +113,8 @@ export async function registerEventStream(
   }
   await app.register(
     async (api) => {
-      for (const { url, open, ...access } of routes) {
-        const rules: HandshakeRules = { ...common, access: { route: `GET ${url}`, ...access } };
+      for (const { url, open, rule } of routes) {
+        const rules: HandshakeRules = { ...common, access: { route: `GET ${url}`, rule } };
         api.route({
           method: "GET",
           url,
@@ -147,16 +150,11 @@ export async function registerEventStream(
   return hub;
 }
 
-/** What a stream asks of its caller: its route-only entry of the catalog (`app/rest-routes.ts`). */
-function streamRule(rule: AccessRule): { permission: string; tenantAware: boolean } {
-  return { permission: rule.permissions.join(" and "), tenantAware: rule.tenantAware ?? false };
-}
-
 /** One WebSocket path: what it asks of its caller, and what it does with an admitted socket. */
 interface StreamRoute {
   readonly url: string;
-  readonly permission: string;
-  readonly tenantAware: boolean;
+  /** What it asks of its caller: its route-only entry of the catalog (`app/rest-routes.ts`). */
+  readonly rule: AccessRule;
   /** Takes over the admitted socket; false when it refused it (and closed it) instead. */
   open(socket: StreamSocket, identity: StreamIdentity, request: FastifyRequest): boolean;
 }

@@ -12,10 +12,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { admit } from "../../../app/admit.js";
 import type { RequestContext } from "../../../app/context.js";
 import type { FrontDoorServerServices } from "../../../app/edge-services.js";
-import { execute } from "../../../app/execute.js";
 import type { FrontDoorRelay, RelayCall } from "../../../app/front-door/relay.js";
 import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstream.js";
@@ -99,15 +97,16 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       const empty = EMPTY_LISTINGS[request.method];
       if (empty && !(await mayUseUpstreams(services, call.ctx, request.method))) return { ...empty };
       const params = request.params;
-      const result = await execute(
-        services,
-        relayRequest,
-        { relay, method: request.method, params, call },
-        call.ctx,
-        empty ? UNLIMITED : { rateLimitExempt: true, route: `mcp:${request.method}` },
-      ).catch((error: unknown) => {
-        throw refusedAsUnknown(error) ? methodNotFound(request.method) : error;
-      });
+      const result = await services.operations
+        .execute(
+          relayRequest,
+          { relay, method: request.method, params, call },
+          call.ctx,
+          empty ? UNLIMITED : { rateLimitExempt: true, route: `mcp:${request.method}` },
+        )
+        .catch((error: unknown) => {
+          throw refusedAsUnknown(error) ? methodNotFound(request.method) : error;
+        });
       if (request.method === "resources/subscribe") session.subscriptions.add(String(params?.uri));
       if (request.method === "resources/unsubscribe") session.subscriptions.delete(String(params?.uri));
       return result;
@@ -150,7 +149,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     }
     let admitted: RequestContext;
     try {
-      admitted = await admit(services, relayToolCall, call.ctx, { route: `mcp:${name}` });
+      admitted = await services.operations.admit(relayToolCall, call.ctx, { route: `mcp:${name}` });
     } catch (error) {
       throw refusedAsUnknown(error) ? unknownTool(name) : error;
     }
@@ -161,7 +160,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       checkParamHeaders(services, projected.tool, args, headers);
     try {
       const relayed = { relay, name, arguments: args, extra: relayedParams(params), call };
-      return await execute(services, relayToolCall, relayed, admitted, UNLIMITED);
+      return await services.operations.execute(relayToolCall, relayed, admitted, UNLIMITED);
     } catch (error) {
       return upstreamToolFailure(name, error, unlistedByPin(services, error, projected));
     }
