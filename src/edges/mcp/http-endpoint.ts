@@ -35,8 +35,15 @@ import { createManagementServer } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
 import { type SessionCapLimits, SessionCaps, type SessionSlot } from "./session-caps.js";
 import { connectSession } from "./session-dispatch.js";
-import { replayInitialization } from "./session-restore.js";
+import { adoptClient, replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
+import {
+  discoverResult,
+  readStatelessPost,
+  SESSION_REVISION,
+  type StatelessRequest,
+  statelessWriting,
+} from "./stateless-request.js";
 
 export interface McpEndpointOptions {
   /** Browser origins besides loopback ones (`http.allowed_origins`); requests without Origin pass. */
@@ -174,7 +181,13 @@ export class McpHttpEndpoint {
     if (!caller) return;
     const body = request.body;
     if (!isInitializeRequest(body)) {
-      return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
+      const stateless = readStatelessPost(request.headers, body);
+      if (stateless.kind === "legacy") {
+        return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
+      }
+      if (stateless.kind === "refused") return reply.status(stateless.status).send(stateless.body);
+      if (stateless.kind === "notification") return reply.status(202).send();
+      return this.serveStateless(stateless, caller, request, reply);
     }
     const slot = this.caps.reserve(caller.principal);
     if (slot instanceof GatewayError) return refuse(reply, slot, body);
@@ -196,6 +209,42 @@ export class McpHttpEndpoint {
         slot.release();
         void transport.close().catch(() => undefined);
       }
+    }
+  }
+
+  /**
+   * One stateless request (revision 2026-07-28): served by a server of its own, made for it and
+   * closed once it is answered, which answers as this request's credentials say (nothing is left
+   * from an earlier request, and any replica serves it alike). `server/discover` is answered from
+   * what that server declares. No session is opened, recorded or counted under the session caps.
+   */
+  private async serveStateless(
+    stateless: StatelessRequest,
+    caller: Caller,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const { server, transport } = this.openSession(randomUUID(), { caller });
+    try {
+      await connectSession(server, transport);
+      // The client's declared capabilities stay out: what a server asks of its client (elicitation,
+      // sampling, roots) cannot reach a stateless client as a request.
+      const declared = await adoptClient(transport, {
+        protocol_version: SESSION_REVISION,
+        client_capabilities: {},
+        client_info: stateless.client.clientInfo,
+      });
+      const { message } = stateless;
+      if (message.method === "server/discover") {
+        void transport.close();
+        return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
+      }
+      reply.hijack();
+      reply.raw.once("close", () => void transport.close().catch(() => undefined));
+      transport.serveOnce(message, request.headers, reply.raw, statelessWriting(message.method));
+    } catch (error) {
+      void transport.close().catch(() => undefined);
+      throw error;
     }
   }
 

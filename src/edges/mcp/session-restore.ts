@@ -1,3 +1,4 @@
+import type { InitializeResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpSessionRecord } from "../../app/ports/mcp-session-repository.js";
 import type { SessionTransport } from "./session-transport.js";
 
@@ -15,15 +16,27 @@ export async function replayInitialization(
   transport: SessionTransport,
   record: McpSessionRecord,
 ): Promise<void> {
-  await transport.adopt({
+  await adoptClient(transport, record);
+  if (transport.sessionId !== record.session_id) throw new Error("the restored session took another id");
+}
+
+/**
+ * Hands the server behind `transport` the initialization of a client that never sent one: a
+ * session recorded elsewhere, or a stateless request (its `_meta` names the client). Answers what
+ * the server declared.
+ */
+export function adoptClient(
+  transport: SessionTransport,
+  client: Pick<McpSessionRecord, "protocol_version" | "client_capabilities" | "client_info">,
+): Promise<InitializeResult> {
+  return transport.adopt({
     jsonrpc: "2.0",
     id: REPLAY_REQUEST_ID,
     method: "initialize",
     params: {
-      protocolVersion: record.protocol_version,
-      capabilities: record.client_capabilities,
-      clientInfo: record.client_info as { name: string; version: string },
+      protocolVersion: client.protocol_version,
+      capabilities: client.client_capabilities,
+      clientInfo: client.client_info as { name: string; version: string },
     },
   });
-  if (transport.sessionId !== record.session_id) throw new Error("the restored session took another id");
 }

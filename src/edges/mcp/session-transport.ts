@@ -3,9 +3,11 @@ import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type InitializeRequest,
+  type InitializeResult,
   isInitializeRequest,
   isJSONRPCErrorResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type MessageExtraInfo,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -73,7 +75,7 @@ export class SessionTransport implements Transport {
    * elsewhere: the client's initialize request and `initialized` notification are handed to the
    * server as if they had arrived here, and the answer is discarded.
    */
-  async adopt(initialize: InitializeRequest & { jsonrpc: "2.0"; id: RequestId }): Promise<void> {
+  async adopt(initialize: InitializeRequest & { jsonrpc: "2.0"; id: RequestId }): Promise<InitializeResult> {
     this.sessionId = this.options.sessionId;
     this.initialized = true;
     const answer = new Promise<JSONRPCMessage>((resolve) => {
@@ -84,6 +86,24 @@ export class SessionTransport implements Transport {
     if (isJSONRPCErrorResponse(message))
       throw new Error(`replayed initialize failed: ${message.error.message}`);
     this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return (message as unknown as { result: InitializeResult }).result;
+  }
+
+  /**
+   * Answers one stateless request (revision 2026-07-28) on `res`, on a transport adopted for it
+   * alone: no session id is checked or sent, and the answer is written as `writing` says. As
+   * for a session's POST, the answer is one JSON body, or an SSE stream once a message about the
+   * request must go first; a client that leaves cancels it.
+   */
+  serveOnce(
+    message: JSONRPCRequest,
+    headers: IncomingHttpHeaders,
+    res: ServerResponse,
+    writing: AnswerWriting,
+  ): void {
+    const exchange = new HttpExchange(res, [message.id], undefined, (ids) => this.cancelLeft(ids), writing);
+    this.exchanges.set(message.id, exchange);
+    this.onmessage?.(message, { requestInfo: { headers } });
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -242,6 +262,12 @@ export class SessionTransport implements Transport {
   }
 }
 
+/** How the answer of a stateless request is written: its message, and its status when sent as JSON. */
+export interface AnswerWriting {
+  shape(answer: JSONRPCMessage): JSONRPCMessage;
+  status(answer: JSONRPCMessage): number;
+}
+
 /** Where the messages about some requests go; `answered` is set when `message` answers one. */
 interface Exchange {
   deliver(message: JSONRPCMessage, answered: RequestId | undefined): void;
@@ -261,6 +287,8 @@ class HttpExchange implements Exchange {
     private readonly sessionId: string | undefined,
     /** Told of the requests still unanswered when the client left. */
     onLeft: (unanswered: readonly RequestId[]) => void,
+    /** How each answer is written, when not as a session's (a stateless request's). */
+    private readonly writing?: AnswerWriting,
   ) {
     // The client left: what is still sent about these requests has nowhere to go. (`close` also
     // comes after a complete answer, with nothing left unanswered.)
@@ -272,12 +300,13 @@ class HttpExchange implements Exchange {
     });
   }
 
-  deliver(message: JSONRPCMessage, answered: RequestId | undefined): void {
+  deliver(sent: JSONRPCMessage, answered: RequestId | undefined): void {
     if (this.gone) return;
     if (answered === undefined) {
-      this.streaming().write(message);
+      this.streaming().write(sent);
       return;
     }
+    const message = this.writing ? this.writing.shape(sent) : sent;
     this.answers.set(answered, message);
     const complete = this.answers.size === this.ids.length;
     if (this.stream) {
@@ -293,7 +322,7 @@ class HttpExchange implements Exchange {
         : `[${this.ids.map((id) => messageText(this.answers.get(id) as JSONRPCMessage)).join(",")}]`;
     const headers: Record<string, string> = {};
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
-    sendText(this.res, 200, text, headers);
+    sendText(this.res, this.writing?.status(message) ?? 200, text, headers);
   }
 
   abort(): void {

@@ -1,0 +1,232 @@
+import type { IncomingHttpHeaders } from "node:http";
+import {
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import { classifyInboundRequest } from "@modelcontextprotocol/server";
+import { decodeHeaderValue } from "../../domain/policy/param-headers.js";
+import { readableRequestId, readMessage } from "./jsonrpc-message.js";
+import type { AnswerWriting } from "./session-transport.js";
+
+/** The stateless revision: no `initialize`, no session; every request carries its own `_meta`. */
+export const STATELESS_REVISION = "2026-07-28";
+
+/**
+ * Every revision the endpoint serves, newest first: the stateless one, and the session revisions
+ * (2025-11-25 and earlier) exactly as before. What `server/discover` offers and -32022 lists.
+ */
+export const SERVED_REVISIONS: readonly string[] = [STATELESS_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+/** The session revision a stateless request is served as by the MCP server behind the endpoint. */
+export const SESSION_REVISION = LATEST_PROTOCOL_VERSION;
+
+/** The per-request `_meta` keys of the stateless revision. */
+const META = {
+  version: "io.modelcontextprotocol/protocolVersion",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  capabilities: "io.modelcontextprotocol/clientCapabilities",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+} as const;
+
+/** The methods whose `Mcp-Name` header mirrors a body field (spec 2026-07-28, "Standard Request Headers"). */
+const NAMED_BY: Readonly<Record<string, "name" | "uri">> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/** What a stateless request says of its client, from its `_meta`. */
+export interface StatelessClient {
+  readonly clientInfo: { name: string; version: string };
+  readonly capabilities: Record<string, unknown>;
+}
+
+/** A stateless request the endpoint serves. */
+export interface StatelessRequest {
+  readonly kind: "request";
+  readonly message: JSONRPCRequest;
+  readonly client: StatelessClient;
+}
+
+/** A stateless notification: accepted with 202 and nothing else (this revision defines none over HTTP). */
+export interface StatelessNotification {
+  readonly kind: "notification";
+}
+
+/** A request refused before any MCP server sees it: the HTTP status and the JSON-RPC error it answers. */
+export interface StatelessRefusal {
+  readonly kind: "refused";
+  readonly status: number;
+  readonly body: JSONRPCMessage | { jsonrpc: "2.0"; id: null; error: { code: number; message: string } };
+}
+
+/**
+ * How a POST without `Mcp-Session-Id` is read: `legacy` when it speaks a session revision (its
+ * `initialize`, or a request that claims no stateless `_meta`), otherwise the stateless request, a
+ * notification, or the refusal it gets. The era is told by the MCP SDK's own classifier (the body's
+ * `_meta` decides; an `Mcp-Method` header that disagrees with the body is refused there); then,
+ * in the order the revision lists them:
+ *
+ * - an unsupported `io.modelcontextprotocol/protocolVersion`: 400, -32022, with the revisions served
+ *   (`supported`) and the one asked for (`requested`), before anything else is looked at;
+ * - `MCP-Protocol-Version`, `Mcp-Method`, and for `tools/call`, `prompts/get` and `resources/read`
+ *   `Mcp-Name` (Base64 sentinel decoded), each present and equal to the body: else 400, -32020
+ *   `HeaderMismatch` naming the header.
+ */
+export function readStatelessPost(
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): StatelessRequest | StatelessNotification | StatelessRefusal | { kind: "legacy" } {
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: single(headers["mcp-protocol-version"]),
+    mcpMethodHeader: single(headers["mcp-method"]),
+    mcpNameHeader: single(headers["mcp-name"]),
+    body,
+  });
+  if (outcome.kind === "legacy") return { kind: "legacy" };
+  const id = readableRequestId(body);
+  if (outcome.kind === "reject") {
+    return refusal(outcome.httpStatus, id, outcome.code, outcome.message, outcome.data);
+  }
+  const message = readMessage(outcome.message);
+  const meta = metaOf(outcome.message.params);
+  const requested = meta[META.version];
+  // A session revision named in `_meta` is not served statelessly: it needs `initialize`.
+  if (requested !== STATELESS_REVISION) {
+    return refusal(400, id, -32022, "Unsupported protocol version", {
+      supported: SERVED_REVISIONS,
+      requested: typeof requested === "string" ? requested : null,
+    });
+  }
+  const mismatch = headerMismatch(headers, outcome.message, requested);
+  if (mismatch) return refusal(400, id, -32020, `Header mismatch: ${mismatch}`);
+  if (outcome.messageKind === "notification") return { kind: "notification" };
+  if (!message || !("id" in message)) return refusal(400, id, -32600, "Invalid Request");
+  return { kind: "request", message: message as JSONRPCRequest, client: clientOf(meta) };
+}
+
+/**
+ * The `server/discover` result: the revisions served, what the server behind the endpoint declares
+ * (without `logging` and `tasks`, which the stateless revision has no place for: its log level
+ * travels with each request and tasks are an extension), its name and version, and its
+ * instructions. Cacheable by anyone for an hour: it depends on no caller.
+ */
+export function discoverResult(initialized: {
+  capabilities?: Record<string, unknown>;
+  serverInfo?: { name: string; version: string };
+  instructions?: string;
+}): Record<string, unknown> {
+  const { logging: _logging, tasks: _tasks, ...capabilities } = initialized.capabilities ?? {};
+  return {
+    resultType: "complete",
+    supportedVersions: SERVED_REVISIONS,
+    capabilities,
+    ...(initialized.instructions !== undefined && { instructions: initialized.instructions }),
+    ttlMs: DISCOVER_TTL_MS,
+    cacheScope: "public",
+    _meta: { [META.serverInfo]: initialized.serverInfo },
+  };
+}
+
+const DISCOVER_TTL_MS = 60 * 60 * 1000;
+
+/** Results listing or reading what the caller may see: filtered per caller, cached by no one else. */
+const PER_CALLER_RESULTS = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
+
+/**
+ * How the answer to a stateless request is written. A result carries `resultType: "complete"`
+ * (unless the server set one), and listings and reads `ttlMs: 0` and `cacheScope: "private"`:
+ * what a caller is shown depends on its roles and tenant and may change with any policy, so no
+ * shared cache may keep it and the caller asks again. An error passes unchanged, with the request's
+ * id; an unknown method is 404 (the revision tells it so from a server that has no modern endpoint),
+ * anything else 200.
+ */
+export function statelessWriting(method: string): AnswerWriting {
+  return {
+    shape: (message) => {
+      if (!("result" in message)) return message;
+      const shaped: Record<string, unknown> = { resultType: "complete", ...message.result };
+      if (PER_CALLER_RESULTS.has(method)) {
+        shaped.ttlMs = 0;
+        shaped.cacheScope = "private";
+      }
+      return { ...message, result: shaped } as JSONRPCMessage;
+    },
+    status: (message) => ("error" in message && message.error.code === METHOD_NOT_FOUND ? 404 : 200),
+  };
+}
+
+const METHOD_NOT_FOUND = -32601;
+
+/** Which standard header disagrees with the body, or is missing; null when all agree. */
+function headerMismatch(
+  headers: IncomingHttpHeaders,
+  message: JSONRPCRequest | { method: string; params?: unknown },
+  version: string,
+): string | null {
+  const sentVersion = single(headers["mcp-protocol-version"]);
+  if (sentVersion === undefined) return "MCP-Protocol-Version header is required";
+  if (sentVersion !== version) {
+    return `MCP-Protocol-Version header value '${sentVersion}' does not match body value '${version}'`;
+  }
+  const method = single(headers["mcp-method"]);
+  if (method === undefined) return "Mcp-Method header is required";
+  if (method !== message.method) {
+    return `Mcp-Method header value '${method}' does not match body value '${message.method}'`;
+  }
+  const field = NAMED_BY[message.method];
+  if (field === undefined) return null;
+  const bodyValue = (message.params as Record<string, unknown> | undefined)?.[field];
+  const raw = single(headers["mcp-name"]);
+  if (raw === undefined) return "Mcp-Name header is required";
+  const name = decodeHeaderValue(raw);
+  if (name === null) return "Mcp-Name header value is not valid Base64 of UTF-8";
+  if (name !== bodyValue)
+    return `Mcp-Name header value '${name}' does not match body value '${String(bodyValue)}'`;
+  return null;
+}
+
+function clientOf(meta: Record<string, unknown>): StatelessClient {
+  const info = meta[META.clientInfo] as { name?: unknown; version?: unknown } | undefined;
+  const capabilities = meta[META.capabilities];
+  return {
+    clientInfo: {
+      name: typeof info?.name === "string" ? info.name : "unknown",
+      version: typeof info?.version === "string" ? info.version : "unknown",
+    },
+    capabilities:
+      typeof capabilities === "object" && capabilities !== null && !Array.isArray(capabilities)
+        ? (capabilities as Record<string, unknown>)
+        : {},
+  };
+}
+
+function metaOf(params: unknown): Record<string, unknown> {
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  return typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>) : {};
+}
+
+function refusal(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): StatelessRefusal {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return { kind: "refused", status, body: { jsonrpc: "2.0", id, error } as StatelessRefusal["body"] };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

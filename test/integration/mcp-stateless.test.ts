@@ -1,0 +1,275 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "../support/api-keys.js";
+import { ARITHMETIC, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+
+/**
+ * MCP revision 2026-07-28 (stateless) on the same `/mcp` as the session revisions: each request
+ * carries its `_meta` and the mirrored headers, no session is opened, and the answers carry
+ * `resultType`. Against real gateways over loopback HTTP, with the arithmetic server as a child
+ * process.
+ */
+
+const REVISION = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": REVISION,
+  "io.modelcontextprotocol/clientInfo": { name: "stateless-tests", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: {
+    id?: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string; data?: unknown };
+  };
+}
+
+/** One stateless POST: the body's `_meta` and the standard headers agree unless `headers` says otherwise. */
+async function post(
+  baseUrl: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { headers?: Record<string, string | null>; meta?: Record<string, unknown>; id?: number } = {},
+): Promise<Answer> {
+  const name = params.name ?? params.uri;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": REVISION,
+    "mcp-method": method,
+    ...(typeof name === "string" && { "mcp-name": name }),
+  };
+  for (const [key, value] of Object.entries(options.headers ?? {})) {
+    if (value === null) delete headers[key.toLowerCase()];
+    else headers[key.toLowerCase()] = value;
+  }
+  const res = await fetch(new URL("/mcp", baseUrl), {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: options.id ?? 7,
+      method,
+      params: { ...params, _meta: options.meta ?? META },
+    }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : {} };
+}
+
+const payloadOf = (result: Record<string, unknown> | undefined) =>
+  JSON.parse(((result?.content ?? []) as { text: string }[])[0]?.text ?? "null");
+
+/** A gateway listening on loopback, its background work started (the front door starts its servers). */
+async function listening(yaml: string): Promise<{ gw: TestGateway; baseUrl: string }> {
+  const gw = await startTestGateway(yaml);
+  const baseUrl = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+  gw.gateway.startBackground();
+  return { gw, baseUrl };
+}
+
+/** The tool names a stateless `tools/list` shows, with `headers` (credentials) added. */
+async function toolNames(baseUrl: string, headers: Record<string, string> = {}): Promise<string[]> {
+  const { body } = await post(baseUrl, "tools/list", {}, { headers });
+  return ((body.result?.tools ?? []) as { name: string }[]).map((tool) => tool.name);
+}
+
+const MATH = `
+mcp_servers:
+  math:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+  spare:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+`;
+
+describe("the egress endpoint, stateless", () => {
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    ({ gw, baseUrl } = await listening(MATH));
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  it("answers server/discover with the revisions it serves and what it declares", async () => {
+    const { status, body } = await post(baseUrl, "server/discover");
+    expect(status).toBe(200);
+    expect(body.id).toBe(7);
+    expect(body.result).toMatchObject({
+      resultType: "complete",
+      capabilities: { tools: {} },
+      cacheScope: "public",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "airlock" } },
+    });
+    expect(body.result?.supportedVersions).toEqual(expect.arrayContaining([REVISION, "2025-11-25"]));
+    expect(((body.result?.supportedVersions ?? []) as string[])[0]).toBe(REVISION);
+  });
+
+  it("lists the management tools, marked private to the caller, and opens no session", async () => {
+    const { status, headers, body } = await post(baseUrl, "tools/list");
+    expect(status).toBe(200);
+    expect(headers.get("mcp-session-id")).toBeNull();
+    expect(body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    const names = ((body.result?.tools ?? []) as { name: string }[]).map((tool) => tool.name);
+    expect(names).toContain("gateway_call");
+  });
+
+  it("runs a tool call through to the upstream, with the request's id and resultType", async () => {
+    const { status, body } = await post(
+      baseUrl,
+      "tools/call",
+      {
+        name: "gateway_call",
+        arguments: { calls: [{ mcp_server: "math", tool: "add", arguments: { a: 2, b: 3 } }] },
+      },
+      { id: 41 },
+    );
+    expect(status).toBe(200);
+    expect(body.id).toBe(41);
+    expect(body.result?.resultType).toBe("complete");
+    const payload = payloadOf(body.result);
+    expect(payload.succeeded).toBe(1);
+    expect(JSON.stringify(payload.results[0])).toContain("5");
+  });
+
+  it("accepts an Mcp-Name sent in the Base64 sentinel form", async () => {
+    const encoded = `=?base64?${Buffer.from("gateway_list").toString("base64")}?=`;
+    const { status, body } = await post(
+      baseUrl,
+      "tools/call",
+      { name: "gateway_list", arguments: {} },
+      { headers: { "mcp-name": encoded } },
+    );
+    expect(status).toBe(200);
+    expect(payloadOf(body.result).mcp_servers[0].mcp_server_id).toBe("math");
+  });
+
+  it("refuses headers that disagree with the body, or are missing, with 400 and -32020", async () => {
+    const call = { name: "gateway_list", arguments: {} };
+    const cases: [Record<string, string | null>, RegExp][] = [
+      [{ "mcp-name": "gateway_stop" }, /Mcp-Name header value 'gateway_stop' does not match/],
+      [{ "mcp-name": null }, /Mcp-Name header is required/],
+      [{ "mcp-protocol-version": null }, /MCP-Protocol-Version header is required/],
+      [{ "mcp-method": "tools/list" }, /tools\/list/],
+    ];
+    for (const [headers, message] of cases) {
+      const { status, body } = await post(baseUrl, "tools/call", call, { headers, id: 9 });
+      expect([status, body.id, body.error?.code], JSON.stringify(headers)).toEqual([400, 9, -32020]);
+      expect(body.error?.message).toMatch(message);
+    }
+  });
+
+  it("refuses an unsupported revision with 400 and -32022 before any upstream is chosen", async () => {
+    const meta = { ...META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" };
+    const { status, body } = await post(
+      baseUrl,
+      "tools/call",
+      { name: "gateway_start", arguments: { mcp_server: "spare" } },
+      { meta, headers: { "mcp-protocol-version": "2099-01-01" }, id: 12 },
+    );
+    expect([status, body.id, body.error?.code]).toEqual([400, 12, -32022]);
+    expect(body.error?.data).toEqual({
+      supported: expect.arrayContaining([REVISION, "2025-11-25"]),
+      requested: "2099-01-01",
+    });
+    const listed = await post(baseUrl, "tools/call", { name: "gateway_list", arguments: {} });
+    const spare = payloadOf(listed.body.result).mcp_servers.find(
+      (server: { mcp_server_id: string }) => server.mcp_server_id === "spare",
+    );
+    expect(spare.state).toBe("cold");
+  });
+
+  it("answers an unknown method with 404 and -32601", async () => {
+    const { status, body } = await post(baseUrl, "nothing/here", {}, { id: 3 });
+    expect([status, body.id, body.error?.code]).toEqual([404, 3, -32601]);
+  });
+
+  it("still tells a request with neither a session nor stateless _meta to initialize first", async () => {
+    const res = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toBe("Bad Request: No valid session ID provided");
+  });
+});
+
+describe("the front door, stateless", () => {
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    ({ gw, baseUrl } = await listening(`tool_access: {mode: front_door}\n${MATH}`));
+    await waitFor(async () => (await toolNames(baseUrl)).includes("add"), 20_000);
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  it("serves an SDK v2 client that negotiates 2026-07-28: upstream tools listed and called", async () => {
+    const client = new Client(
+      { name: "stateless-sdk-client", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(REVISION);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain("add");
+      const result = await client.callTool({ name: "add", arguments: { a: 20, b: 22 } });
+      expect(JSON.stringify(result.content)).toContain("42");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers an unknown upstream tool as unknown, with the request's id", async () => {
+    const { body } = await post(baseUrl, "tools/call", { name: "no_such_tool", arguments: {} }, { id: 5 });
+    expect([body.id, body.error?.code]).toEqual([5, -32601]);
+  });
+});
+
+describe("stateless requests with authentication on", () => {
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    ({ gw, baseUrl } = await listening(`
+tool_access: {mode: front_door}
+auth:
+  enabled: true
+  role_assignments:
+    - {principal: dev, role: developer}
+    - {principal: watcher, role: viewer}
+${MATH}`));
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  it("refuses a request without credentials with 401", async () => {
+    const { status } = await post(baseUrl, "tools/list");
+    expect(status).toBe(401);
+  });
+
+  it("decides each request by its own credentials, nothing left from the one before", async () => {
+    const dev = await createApiKey(gw, "dev");
+    const watcher = await createApiKey(gw, "watcher");
+    const names = (key: string) => toolNames(baseUrl, { "x-api-key": key });
+    await waitFor(async () => (await names(dev)).includes("add"), 20_000);
+    expect(await names(dev)).toContain("add");
+    expect(await names(watcher)).not.toContain("add");
+    expect(await names(dev)).toContain("add");
+    const refused = await post(
+      baseUrl,
+      "tools/call",
+      { name: "add", arguments: { a: 1, b: 1 } },
+      { headers: { "x-api-key": watcher }, id: 8 },
+    );
+    expect([refused.body.id, refused.body.error?.code]).toEqual([8, -32601]);
+  });
+});
