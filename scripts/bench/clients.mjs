@@ -1,5 +1,9 @@
 // MCP clients of the benchmark: the SDK's Client over streamable HTTP (every HTTP target) or stdio
 // (the upstream on its own). Every target is driven by the same client code.
+import {
+  Client as StatelessClient,
+  StreamableHTTPClientTransport as StatelessTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -83,6 +87,27 @@ export async function connectHttp(url, headers = {}) {
     await transport.terminateSession().catch(() => {});
     await client.close();
   });
+}
+
+/**
+ * A client of MCP revision 2026-07-28 (the SDK v2 client pinned to it): no session, every call its
+ * own POST carrying `_meta` and the mirrored headers. Same calls, same checks as `connectHttp`.
+ */
+export async function connectStateless(url, headers = {}) {
+  const client = new StatelessClient(CLIENT_INFO, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const transport = new StatelessTransport(new URL(url), {
+    requestInit: { headers },
+    fetch: fetchWithOwnSignal,
+  });
+  await client.connect(transport);
+  return {
+    callTool: (name, args) => client.callTool({ name, arguments: args }, requestOptions()),
+    async call(kind) {
+      return kind.ok(await client.callTool(kind.request, requestOptions()));
+    },
+    listTools: () => client.listTools(undefined, requestOptions()),
+    close: () => client.close(),
+  };
 }
 
 /** The upstream spoken to over stdio by a client that spawns it. */
