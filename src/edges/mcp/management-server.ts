@@ -13,6 +13,7 @@ import type { ManagementServerServices } from "../../app/edge-services.js";
 import { zodValidation } from "../../app/validation.js";
 import { GatewayError } from "../../domain/errors.js";
 import { egressRefusal, type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
+import { lazySchemaValidator } from "./lazy-schema-validator.js";
 import { checkParamHeaders } from "./param-headers.js";
 
 export const SERVER_NAME = "airlock";
@@ -87,7 +88,7 @@ export function createManagementServer(
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: services.instance.version },
-    { capabilities: { tools: { listChanged: false } } },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: lazySchemaValidator() },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

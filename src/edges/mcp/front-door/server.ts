@@ -20,6 +20,7 @@ import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstr
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
+import { lazySchemaValidator } from "../lazy-schema-validator.js";
 import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
 import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
@@ -59,7 +60,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   const { services, relay, hub, key } = options;
   const server = new Server(
     { name: SERVER_NAME, version: services.instance.version },
-    { capabilities: capabilities(relay.relaysTasks) },
+    { capabilities: capabilities(relay.relaysTasks), jsonSchemaValidator: lazySchemaValidator() },
   );
   // logging/setLevel is relayed to the upstreams rather than kept by the SDK.
   server.removeRequestHandler("logging/setLevel");
