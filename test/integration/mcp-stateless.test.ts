@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
@@ -75,6 +76,16 @@ async function listening(yaml: string): Promise<{ gw: TestGateway; baseUrl: stri
 async function toolNames(baseUrl: string, headers: Record<string, string> = {}): Promise<string[]> {
   const { body } = await post(baseUrl, "tools/list", {}, { headers });
   return ((body.result?.tools ?? []) as { name: string }[]).map((tool) => tool.name);
+}
+
+const RICH = resolve("test/fixtures/servers/rich.mjs");
+
+/** The JSON-RPC messages of an SSE answer, in order. */
+function eventsOf(text: string): Answer["body"][] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice("data: ".length)));
 }
 
 const MATH = `
@@ -228,6 +239,13 @@ describe("the front door, stateless", () => {
     }
   });
 
+  it("names the gateway in each result's _meta", async () => {
+    const { body } = await post(baseUrl, "tools/call", { name: "add", arguments: { a: 1, b: 2 } });
+    expect(body.result?._meta).toMatchObject({
+      "io.modelcontextprotocol/serverInfo": { name: "airlock", version: expect.any(String) },
+    });
+  });
+
   it("answers an unknown upstream tool as unknown, with the request's id", async () => {
     const { body } = await post(baseUrl, "tools/call", { name: "no_such_tool", arguments: {} }, { id: 5 });
     expect([body.id, body.error?.code]).toEqual([5, -32601]);
@@ -271,5 +289,71 @@ ${MATH}`));
       { headers: { "x-api-key": watcher }, id: 8 },
     );
     expect([refused.body.id, refused.body.error?.code]).toEqual([8, -32601]);
+  });
+});
+
+describe("the front door, stateless, with an upstream that logs and serves resources", () => {
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    ({ gw, baseUrl } = await listening(`
+tool_access: {mode: front_door}
+mcp_servers:
+  rich:
+    command: [node, ${JSON.stringify(RICH)}]
+`));
+    await waitFor(async () => (await toolNames(baseUrl)).includes("log"), 20_000);
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  /** A stateless call of the upstream's `log` tool, its raw answer read whole. */
+  const callLog = async (logLevel?: string) => {
+    const meta = logLevel ? { ...META, "io.modelcontextprotocol/logLevel": logLevel } : META;
+    const res = await fetch(new URL("/mcp", baseUrl), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": REVISION,
+        "mcp-method": "tools/call",
+        "mcp-name": "log",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 21,
+        method: "tools/call",
+        params: { name: "log", arguments: {}, _meta: meta },
+      }),
+    });
+    const text = await res.text();
+    return res.headers.get("content-type")?.startsWith("text/event-stream")
+      ? eventsOf(text)
+      : [JSON.parse(text)];
+  };
+
+  it("sends an upstream's log message only to a request that named a level it reaches", async () => {
+    const without = await callLog();
+    expect(without.map((m) => ("method" in m ? m.method : "answer"))).toEqual(["answer"]);
+    const info = await callLog("info");
+    expect(info.map((m) => ("method" in m ? m.method : "answer"))).toEqual([
+      "notifications/message",
+      "answer",
+    ]);
+    const error = await callLog("error");
+    expect(error.map((m) => ("method" in m ? m.method : "answer"))).toEqual(["answer"]);
+    expect(JSON.stringify(error[0]?.result)).toContain("logged");
+  });
+
+  it("answers a resource nobody serves with -32602, the revision's code", async () => {
+    const { status, body } = await post(baseUrl, "resources/read", { uri: "nowhere://x" }, { id: 31 });
+    expect([status, body.id, body.error?.code]).toEqual([200, 31, -32602]);
+  });
+
+  it("reads a resource with ttlMs 0 and cacheScope private", async () => {
+    const { body } = await post(baseUrl, "resources/read", { uri: "rich://readme" });
+    expect(body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    expect(JSON.stringify(body.result?.contents)).toContain("rich://readme");
   });
 });

@@ -31,7 +31,7 @@ import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { transportRefusal } from "./error-mapping.js";
 import { readableRequestId } from "./jsonrpc-message.js";
-import { createManagementServer } from "./management-server.js";
+import { createManagementServer, SERVER_NAME } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
 import { type SessionCapLimits, SessionCaps, type SessionSlot } from "./session-caps.js";
 import { connectSession } from "./session-dispatch.js";
@@ -241,7 +241,8 @@ export class McpHttpEndpoint {
       }
       reply.hijack();
       reply.raw.once("close", () => void transport.close().catch(() => undefined));
-      transport.serveOnce(message, request.headers, reply.raw, statelessWriting(message.method));
+      const serverInfo = { name: SERVER_NAME, version: this.services.instance.version };
+      transport.serveOnce(message, request.headers, reply.raw, statelessWriting(stateless, serverInfo));
     } catch (error) {
       void transport.close().catch(() => undefined);
       throw error;

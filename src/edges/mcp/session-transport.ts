@@ -266,6 +266,8 @@ export class SessionTransport implements Transport {
 export interface AnswerWriting {
   shape(answer: JSONRPCMessage): JSONRPCMessage;
   status(answer: JSONRPCMessage): number;
+  /** Whether a message about the request (a notification) is sent to the client at all. */
+  passes(message: JSONRPCMessage): boolean;
 }
 
 /** Where the messages about some requests go; `answered` is set when `message` answers one. */
@@ -303,7 +305,7 @@ class HttpExchange implements Exchange {
   deliver(sent: JSONRPCMessage, answered: RequestId | undefined): void {
     if (this.gone) return;
     if (answered === undefined) {
-      this.streaming().write(sent);
+      if (!this.writing || this.writing.passes(sent)) this.streaming().write(sent);
       return;
     }
     const message = this.writing ? this.writing.shape(sent) : sent;

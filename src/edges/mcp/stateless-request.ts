@@ -29,6 +29,7 @@ const META = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   capabilities: "io.modelcontextprotocol/clientCapabilities",
   serverInfo: "io.modelcontextprotocol/serverInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
 } as const;
 
 /** The methods whose `Mcp-Name` header mirrors a body field (spec 2026-07-28, "Standard Request Headers"). */
@@ -49,6 +50,8 @@ export interface StatelessRequest {
   readonly kind: "request";
   readonly message: JSONRPCRequest;
   readonly client: StatelessClient;
+  /** `io.modelcontextprotocol/logLevel`: the least severe log message the client wants; none without it. */
+  readonly logLevel: string | undefined;
 }
 
 /** A stateless notification: accepted with 202 and nothing else (this revision defines none over HTTP). */
@@ -106,7 +109,13 @@ export function readStatelessPost(
   if (mismatch) return refusal(400, id, -32020, `Header mismatch: ${mismatch}`);
   if (outcome.messageKind === "notification") return { kind: "notification" };
   if (!message || !("id" in message)) return refusal(400, id, -32600, "Invalid Request");
-  return { kind: "request", message: message as JSONRPCRequest, client: clientOf(meta) };
+  const logLevel = meta[META.logLevel];
+  return {
+    kind: "request",
+    message: message as JSONRPCRequest,
+    client: clientOf(meta),
+    logLevel: typeof logLevel === "string" ? logLevel : undefined,
+  };
 }
 
 /**
@@ -144,18 +153,37 @@ const PER_CALLER_RESULTS = new Set([
 ]);
 
 /**
- * How the answer to a stateless request is written. A result carries `resultType: "complete"`
- * (unless the server set one), and listings and reads `ttlMs: 0` and `cacheScope: "private"`:
- * what a caller is shown depends on its roles and tenant and may change with any policy, so no
- * shared cache may keep it and the caller asks again. An error passes unchanged, with the request's
- * id; an unknown method is 404 (the revision tells it so from a server that has no modern endpoint),
- * anything else 200.
+ * How the answer to a stateless request is written, as the revision wants it:
+ *
+ * - a result carries `resultType: "complete"` (unless the server set one) and the gateway's name
+ *   and version in `_meta["io.modelcontextprotocol/serverInfo"]`; listings and reads carry
+ *   `ttlMs: 0` and `cacheScope: "private"`: what a caller is shown depends on its roles and tenant
+ *   and may change with any policy, so no shared cache may keep it and the caller asks again;
+ * - an error keeps the request's id; a resource not found is -32602 (the session revisions' -32002);
+ *   an unknown method is answered with 404 (the revision tells it so from a server without a
+ *   modern endpoint), anything else with 200;
+ * - a log message (`notifications/message`) reaches the client only when its request named a
+ *   `logLevel` and the message is at least that severe; progress and other notifications pass.
  */
-export function statelessWriting(method: string): AnswerWriting {
+export function statelessWriting(
+  request: Pick<StatelessRequest, "message" | "logLevel">,
+  serverInfo: { name: string; version: string },
+): AnswerWriting {
+  const { method } = request.message;
+  const least = request.logLevel === undefined ? undefined : LOG_SEVERITY.indexOf(request.logLevel);
   return {
     shape: (message) => {
+      if ("error" in message) {
+        if (message.error.code !== RESOURCE_NOT_FOUND) return message;
+        return { ...message, error: { ...message.error, code: INVALID_PARAMS } };
+      }
       if (!("result" in message)) return message;
-      const shaped: Record<string, unknown> = { resultType: "complete", ...message.result };
+      const { _meta, ...result } = message.result;
+      const shaped: Record<string, unknown> = {
+        resultType: "complete",
+        ...result,
+        _meta: { ..._meta, [META.serverInfo]: serverInfo },
+      };
       if (PER_CALLER_RESULTS.has(method)) {
         shaped.ttlMs = 0;
         shaped.cacheScope = "private";
@@ -163,9 +191,18 @@ export function statelessWriting(method: string): AnswerWriting {
       return { ...message, result: shaped } as JSONRPCMessage;
     },
     status: (message) => ("error" in message && message.error.code === METHOD_NOT_FOUND ? 404 : 200),
+    passes: (message) => {
+      if (!("method" in message) || message.method !== "notifications/message") return true;
+      const level = LOG_SEVERITY.indexOf(String((message.params as { level?: unknown } | undefined)?.level));
+      return least !== undefined && least !== -1 && level >= least;
+    },
   };
 }
 
+/** Log levels from the least severe (RFC 5424, as MCP names them). */
+const LOG_SEVERITY = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const RESOURCE_NOT_FOUND = -32002;
+const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 
 /** Which standard header disagrees with the body, or is missing; null when all agree. */
