@@ -80,12 +80,59 @@ async function toolNames(baseUrl: string, headers: Record<string, string> = {}):
 
 const RICH = resolve("test/fixtures/servers/rich.mjs");
 
+/** A JSON-RPC message as a test reads it: an answer, or a notification. */
+type Message = Answer["body"] & { method?: string; params?: Record<string, unknown> };
+
 /** The JSON-RPC messages of an SSE answer, in order. */
-function eventsOf(text: string): Answer["body"][] {
+function eventsOf(text: string): Message[] {
   return text
     .split("\n")
     .filter((line) => line.startsWith("data: "))
     .map((line) => JSON.parse(line.slice("data: ".length)));
+}
+
+/** An open `subscriptions/listen` stream: the messages read so far, and a wait for the next that matches. */
+async function openListen(baseUrl: string, notifications: Record<string, unknown>, id: string | number = 50) {
+  const controller = new AbortController();
+  const res = await fetch(new URL("/mcp", baseUrl), {
+    method: "POST",
+    signal: controller.signal,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": REVISION,
+      "mcp-method": "subscriptions/listen",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { notifications, _meta: META },
+    }),
+  });
+  const messages: Message[] = [];
+  let text = "";
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+      const events = text.split("\n\n");
+      text = events.pop() ?? "";
+      for (const event of events) messages.push(...eventsOf(event));
+    }
+  })();
+  return {
+    status: res.status,
+    messages,
+    next: (method: string) => waitFor(() => messages.some((message) => message.method === method), 10_000),
+    close: async () => {
+      controller.abort();
+      await pump;
+    },
+  };
 }
 
 const MATH = `
@@ -192,6 +239,20 @@ describe("the egress endpoint, stateless", () => {
       (server: { mcp_server_id: string }) => server.mcp_server_id === "spare",
     );
     expect(spare.state).toBe("cold");
+  });
+
+  it("acknowledges a subscriptions/listen with nothing honored: egress sends no change notifications", async () => {
+    const listen = await openListen(baseUrl, { toolsListChanged: true });
+    try {
+      expect(listen.status).toBe(200);
+      await listen.next("notifications/subscriptions/acknowledged");
+      expect(listen.messages[0]?.params).toEqual({
+        notifications: {},
+        _meta: { "io.modelcontextprotocol/subscriptionId": 50 },
+      });
+    } finally {
+      await listen.close();
+    }
   });
 
   it("answers an unknown method with 404 and -32601", async () => {
@@ -344,6 +405,29 @@ mcp_servers:
     const error = await callLog("error");
     expect(error.map((m) => ("method" in m ? m.method : "answer"))).toEqual(["answer"]);
     expect(JSON.stringify(error[0]?.result)).toContain("logged");
+  });
+
+  it("carries the list changes a subscriptions/listen asked for, tagged with its id", async () => {
+    const listen = await openListen(
+      baseUrl,
+      { toolsListChanged: true, resourceSubscriptions: ["rich://readme", "nowhere://x"], bogus: true },
+      "sub-1",
+    );
+    try {
+      await listen.next("notifications/subscriptions/acknowledged");
+      expect(listen.messages[0]?.params).toEqual({
+        notifications: { toolsListChanged: true, resourceSubscriptions: ["rich://readme"] },
+        _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" },
+      });
+      const grown = await post(baseUrl, "tools/call", { name: "grow", arguments: {} });
+      expect(JSON.stringify(grown.body.result)).toContain("grown");
+      await listen.next("notifications/tools/list_changed");
+      const changed = listen.messages.find((m) => m.method === "notifications/tools/list_changed");
+      expect(changed?.params?._meta).toEqual({ "io.modelcontextprotocol/subscriptionId": "sub-1" });
+      expect(listen.messages.map((m) => m.method)).not.toContain("notifications/prompts/list_changed");
+    } finally {
+      await listen.close();
+    }
   });
 
   it("answers a resource nobody serves with -32602, the revision's code", async () => {

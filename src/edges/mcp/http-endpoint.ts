@@ -3,6 +3,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type InitializeRequest,
   isInitializeRequest,
+  type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -39,6 +40,8 @@ import { adoptClient, replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
 import {
   discoverResult,
+  listening,
+  listenRequested,
   readStatelessPost,
   SESSION_REVISION,
   type StatelessRequest,
@@ -121,7 +124,7 @@ export class McpHttpEndpoint {
   private readonly caps: SessionCaps;
 
   /** The open GET streams (front door): caps, longest age, revocation. */
-  private readonly streams: ServerStreams | null;
+  private readonly streams: ServerStreams;
   /** DNS-rebinding protection: why a request is foreign, or null. */
   private readonly foreign: ReturnType<typeof createBrowserGuard>;
 
@@ -135,7 +138,8 @@ export class McpHttpEndpoint {
       allowedOrigins: options.allowedOrigins ?? [],
       loopbackOnly: options.loopbackOnly !== false,
     });
-    this.streams = options.serverStream ? new ServerStreams(options.streamLimits) : null;
+    // Egress has no GET stream, but a stateless client may listen there too: the caps apply alike.
+    this.streams = new ServerStreams(options.streamLimits);
     this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     this.flusher = setInterval(() => void this.flushSeen(), TOUCH_FLUSH_MS);
@@ -239,6 +243,9 @@ export class McpHttpEndpoint {
         void transport.close();
         return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
       }
+      if (message.method === "subscriptions/listen") {
+        return await this.listen(message, transport, caller, request, reply);
+      }
       reply.hijack();
       reply.raw.once("close", () => void transport.close().catch(() => undefined));
       const serverInfo = { name: SERVER_NAME, version: this.services.instance.version };
@@ -247,6 +254,41 @@ export class McpHttpEndpoint {
       void transport.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * A stateless `subscriptions/listen`: a stream under the same caps, longest age and re-checks as
+   * a session's GET stream, acknowledging what it will carry. On the front door that is every list
+   * change asked for and the updates of each resource the caller may subscribe to (subscribed as a
+   * session's `resources/subscribe` would be); egress sends no change notifications, so it honors
+   * none and the stream only stays open.
+   */
+  private async listen(
+    message: JSONRPCRequest,
+    transport: SessionTransport,
+    caller: Caller,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const place = this.streams.reserve(caller);
+    if ("refusal" in place) {
+      void transport.close();
+      return reply
+        .status(429)
+        .send({ jsonrpc: "2.0", id: message.id, error: { code: -32000, message: place.refusal } });
+    }
+    const asked = listenRequested(message.params);
+    const honored = this.options.serverStream
+      ? {
+          lists: asked.lists,
+          resourceSubscriptions: await subscribed(transport, asked.resourceSubscriptions),
+        }
+      : { lists: [], resourceSubscriptions: [] };
+    reply.hijack();
+    reply.raw.once("close", () => void transport.close().catch(() => undefined));
+    const { acknowledgement, carry } = listening(message.id, honored);
+    transport.listenOnce(reply.raw, acknowledgement, carry);
+    place.settle(reply.raw, await this.streamRecheck(request, caller));
   }
 
   /** A server and transport for session `key`, answering as `identity` says. */
@@ -340,7 +382,7 @@ export class McpHttpEndpoint {
     } else if (this.options.sessions) {
       this.pendingSeen.set(id, session.lastSeen / 1000);
     }
-    const place = request.method === "GET" ? this.streams?.reserve(caller) : undefined;
+    const place = request.method === "GET" ? this.streams.reserve(caller) : undefined;
     if (place && "refusal" in place) return reply.status(429).send(rpcError(-32000, place.refusal));
     reply.hijack();
     try {
@@ -496,7 +538,7 @@ export class McpHttpEndpoint {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    this.streams?.close();
+    this.streams.close();
     clearInterval(this.flusher);
     await this.flushSeen();
     const all = [...this.sessions.values()];
@@ -551,4 +593,19 @@ const transportErrors =
 /** The shared store could not be reached (the database is away), as opposed to any other failure. */
 function storeUnavailable(error: unknown): error is GatewayError {
   return error instanceof GatewayError && error.type === "StoreUnavailableError";
+}
+
+/** The resources of `uris` the server behind `transport` subscribed its caller to. */
+async function subscribed(transport: SessionTransport, uris: readonly string[]): Promise<string[]> {
+  const answers = await Promise.all(
+    uris.map((uri, index) =>
+      transport.ask({
+        jsonrpc: "2.0",
+        id: `airlock-listen-${index}`,
+        method: "resources/subscribe",
+        params: { uri },
+      }),
+    ),
+  );
+  return uris.filter((_uri, index) => "result" in (answers[index] as object));
 }

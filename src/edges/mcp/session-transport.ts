@@ -49,6 +49,8 @@ export class SessionTransport implements Transport {
   /** The exchange each unanswered request of this session answers through, by request id. */
   private readonly exchanges = new Map<RequestId, Exchange>();
   private standalone: SseStream | undefined;
+  /** A stateless `subscriptions/listen`: which server-initiated messages its stream carries, and how. */
+  private listening: ((message: JSONRPCMessage) => JSONRPCMessage | null) | undefined;
 
   constructor(
     private readonly options: {
@@ -73,20 +75,46 @@ export class SessionTransport implements Transport {
   /**
    * Brings this transport, connected to a fresh server, into the state of a session initialized
    * elsewhere: the client's initialize request and `initialized` notification are handed to the
-   * server as if they had arrived here, and the answer is discarded.
+   * server as if they had arrived here. Answers what the server declared.
    */
   async adopt(initialize: InitializeRequest & { jsonrpc: "2.0"; id: RequestId }): Promise<InitializeResult> {
     this.sessionId = this.options.sessionId;
     this.initialized = true;
-    const answer = new Promise<JSONRPCMessage>((resolve) => {
-      this.exchanges.set(initialize.id, { deliver: (message, id) => id !== undefined && resolve(message) });
-    });
-    this.onmessage?.(initialize);
-    const message = await answer;
+    const message = await this.ask(initialize as JSONRPCRequest);
     if (isJSONRPCErrorResponse(message))
       throw new Error(`replayed initialize failed: ${message.error.message}`);
     this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
     return (message as unknown as { result: InitializeResult }).result;
+  }
+
+  /**
+   * Serves a stateless `subscriptions/listen` (revision 2026-07-28) on `res`: an SSE stream that
+   * opens with `acknowledgement` and then carries the server-initiated messages `carry` lets
+   * through, as it writes them, until either side ends it. Nothing else is sent on it.
+   */
+  listenOnce(
+    res: ServerResponse,
+    acknowledgement: JSONRPCMessage,
+    carry: (message: JSONRPCMessage) => JSONRPCMessage | null,
+  ): void {
+    const stream = new SseStream(res, undefined);
+    this.standalone = stream;
+    this.listening = carry;
+    res.once("close", () => {
+      if (this.standalone === stream) this.standalone = undefined;
+    });
+    stream.write(acknowledgement);
+  }
+
+  /**
+   * Hands the server a request of the gateway's own making (not the client's) and answers its
+   * answer: what a stateless listen asks in the client's stead (`resources/subscribe`).
+   */
+  ask(request: JSONRPCRequest): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.exchanges.set(request.id, { deliver: (message, id) => id !== undefined && resolve(message) });
+      this.onmessage?.(request);
+    });
   }
 
   /**
@@ -110,8 +138,10 @@ export class SessionTransport implements Transport {
     const answered = answeredRequest(message);
     const requestId = answered ?? options?.relatedRequestId;
     if (requestId === undefined) {
-      // A server-initiated message: on the GET stream when one is open, otherwise dropped.
-      this.standalone?.write(message);
+      // A server-initiated message: on the GET stream (or a listen stream, if it asked for it) when
+      // one is open, otherwise dropped.
+      const carried = this.listening ? this.listening(message) : message;
+      if (carried) this.standalone?.write(carried);
       return;
     }
     const exchange = this.exchanges.get(requestId);

@@ -30,6 +30,7 @@ const META = {
   capabilities: "io.modelcontextprotocol/clientCapabilities",
   serverInfo: "io.modelcontextprotocol/serverInfo",
   logLevel: "io.modelcontextprotocol/logLevel",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
 /** The methods whose `Mcp-Name` header mirrors a body field (spec 2026-07-28, "Standard Request Headers"). */
@@ -266,4 +267,65 @@ function refusal(
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The change notifications a `subscriptions/listen` may ask for, by the filter that names them. */
+const LIST_CHANGED = {
+  toolsListChanged: "notifications/tools/list_changed",
+  promptsListChanged: "notifications/prompts/list_changed",
+  resourcesListChanged: "notifications/resources/list_changed",
+} as const;
+
+type ListFilter = keyof typeof LIST_CHANGED;
+
+/** What a `subscriptions/listen` asks for (`params.notifications`), or what is honored of it. */
+export interface ListenFilter {
+  readonly lists: readonly ListFilter[];
+  readonly resourceSubscriptions: readonly string[];
+}
+
+/** The filter a `subscriptions/listen` request names; anything unknown or malformed is left out. */
+export function listenRequested(params: unknown): ListenFilter {
+  const asked = (params as { notifications?: Record<string, unknown> } | undefined)?.notifications ?? {};
+  const uris = asked.resourceSubscriptions;
+  return {
+    lists: (Object.keys(LIST_CHANGED) as ListFilter[]).filter((filter) => asked[filter] === true),
+    resourceSubscriptions: Array.isArray(uris)
+      ? [...new Set(uris.filter((uri): uri is string => typeof uri === "string"))]
+      : [],
+  };
+}
+
+/**
+ * A listen stream for what is `honored`: its acknowledgement (the honored subset, and the
+ * subscription's id, which is the request's), and what it carries of the server's own messages:
+ * the list changes honored and the updates of the resources honored, each tagged with the
+ * subscription's id; nothing else.
+ */
+export function listening(
+  id: RequestId,
+  honored: ListenFilter,
+): { acknowledgement: JSONRPCMessage; carry: (message: JSONRPCMessage) => JSONRPCMessage | null } {
+  const notifications: Record<string, unknown> = {};
+  for (const filter of honored.lists) notifications[filter] = true;
+  if (honored.resourceSubscriptions.length > 0)
+    notifications.resourceSubscriptions = honored.resourceSubscriptions;
+  const methods = new Set<string>(honored.lists.map((filter) => LIST_CHANGED[filter]));
+  const uris = new Set(honored.resourceSubscriptions);
+  const tagged = (method: string, params: Record<string, unknown> = {}): JSONRPCMessage => ({
+    jsonrpc: "2.0",
+    method,
+    params: { ...params, _meta: { ...(params._meta as object | undefined), [META.subscriptionId]: id } },
+  });
+  return {
+    acknowledgement: tagged("notifications/subscriptions/acknowledged", { notifications }),
+    carry: (message) => {
+      if (!("method" in message) || "id" in message) return null;
+      const params = message.params as Record<string, unknown> | undefined;
+      if (methods.has(message.method)) return tagged(message.method, params);
+      if (message.method === "notifications/resources/updated" && uris.has(String(params?.uri)))
+        return tagged(message.method, params);
+      return null;
+    },
+  };
 }
