@@ -1,5 +1,9 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  Client as StatelessClient,
+  StreamableHTTPClientTransport as StatelessTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
@@ -126,6 +130,32 @@ await describePostgres("MCP sessions across replicas sharing PostgreSQL", () => 
     // Every replica served part of the session (the proxy never sticks to one).
     expect(proxy.hits.every((n) => n > 30)).toBe(true);
     await transport.terminateSession();
+    await client.close();
+  }, 120_000);
+
+  it("serves a 2026-07-28 client (no session) on whichever replica each request lands", async () => {
+    const client = new StatelessClient(
+      { name: "replica-test-stateless", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" } },
+    );
+    await client.connect(
+      new StatelessTransport(new URL("/mcp", proxyBase), {
+        requestInit: { headers: { "x-api-key": keys.bob ?? "" } },
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    const before = [...proxy.hits];
+    for (let i = 0; i < 30; i++) {
+      const result = await client.callTool({
+        name: "gateway_call",
+        arguments: { calls: [{ mcp_server: "math", tool: "add", arguments: { a: i, b: 2 } }] },
+      });
+      const text = (result.content as { type: string; text: string }[])[0]?.text ?? "";
+      expect(JSON.parse(text)).toMatchObject({ success: true, succeeded: 1 });
+      expect(text).toContain(String(i + 2));
+    }
+    // Every replica answered part of the calls, with nothing shared between requests but the database.
+    expect(proxy.hits.every((n, index) => n - (before[index] ?? 0) >= 10)).toBe(true);
     await client.close();
   }, 120_000);
 
