@@ -68,6 +68,8 @@ export interface UpstreamConnection {
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;
   /** The capabilities the server declared at `initialize`. */
   readonly serverCapabilities: Record<string, unknown>;
+  /** The protocol revision `initialize` settled on (`2025-11-25` ...); undefined when not known. */
+  readonly protocolVersion?: string | undefined;
   /** Any other request (resources, prompts, completion, logging, tasks), its result as sent. */
   relay(
     method: string,

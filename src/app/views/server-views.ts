@@ -140,13 +140,26 @@ export function serverDetail(
     tools: (server.tools ?? []).map((tool) => toolView(tool, pinnedDigestOf)),
     health: healthView(server, nowMs, nowMs / 1000),
     idle_time: server.lastUsedMono === 0 ? 0 : round((nowMono - server.lastUsedMono) / 1000),
-    meta:
-      server.startedAt === null
-        ? {}
-        : { init_result: {}, tools_count: server.tools?.length ?? 0, started_at: server.startedAt / 1000 },
+    meta: serverMeta(server),
     dead: deadView(server.lifecycle),
   };
   return detail;
+}
+
+/**
+ * `meta`: `{}` before the first start; then `init_result`, `tools_count` and `started_at`, and while
+ * connected `protocol_version`, the MCP revision the server's `initialize` settled on.
+ */
+function serverMeta(server: ManagedServer): Record<string, unknown> {
+  if (server.startedAt === null) return {};
+  const meta: Record<string, unknown> = {
+    init_result: {},
+    tools_count: server.tools?.length ?? 0,
+    started_at: server.startedAt / 1000,
+  };
+  const revision = server.connection?.protocolVersion;
+  if (revision !== undefined) meta.protocol_version = revision;
+  return meta;
 }
 
 export function deadView(lifecycle: Lifecycle): DeadView | null {

@@ -10,7 +10,11 @@ import type {
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
-import { type ClientInfo, createSessionClient } from "../session/mcp-session-connection.js";
+import {
+  type ClientInfo,
+  createSessionClient,
+  recordProtocolVersion,
+} from "../session/mcp-session-connection.js";
 import { type BuildOptions, containerName, createBody, readDockerOptions } from "./container-config.js";
 import { PROCESS_ID } from "./container-registry.js";
 import { ContainerTransport } from "./container-transport.js";
@@ -122,6 +126,7 @@ export class DockerUpstreamFactory implements UpstreamFactory {
       });
       step = "initialize";
       const client = createSessionClient(this.options.clientInfo);
+      recordProtocolVersion(transport);
       await deadline.race(client.connect(transport, { timeout: options.timeoutMs }));
       return new DockerConnection(client, transport, started.id);
     } catch (error) {

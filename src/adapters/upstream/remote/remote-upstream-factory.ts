@@ -11,7 +11,11 @@ import type {
 import { RequestRejected } from "../../../domain/errors.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
-import { type ClientInfo, createSessionClient } from "../session/mcp-session-connection.js";
+import {
+  type ClientInfo,
+  createSessionClient,
+  recordProtocolVersion,
+} from "../session/mcp-session-connection.js";
 import { ConnectionWatch, type RemoteTransportKind, STREAM_RECONNECTION } from "./connection-watch.js";
 import { connectFailure, httpStatusOf, lostRequestAnswer, shouldFallBackToSse } from "./failure-messages.js";
 import { RemoteConnection } from "./remote-connection.js";
@@ -141,6 +145,7 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
         ? new SSEClientTransport(endpoint, { fetch })
         : new StreamableHTTPClientTransport(endpoint, { fetch, reconnectionOptions: STREAM_RECONNECTION });
     const client = createSessionClient(this.options.clientInfo);
+    recordProtocolVersion(transport);
     watch.onRequestsLost = (ids, failure) => {
       for (const id of ids) transport.onmessage?.(lostRequestAnswer(id, failure));
     };

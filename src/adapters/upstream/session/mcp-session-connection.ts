@@ -165,6 +165,23 @@ export interface SessionEnds {
  * connection closed: <reason>` when the connection ends mid-call or has ended; the server's JSON-RPC
  * error otherwise (through `describeFailure`). Not guaranteed: ordering between concurrent calls.
  */
+/** The protocol revision `initialize` settled on, per transport (see {@link recordProtocolVersion}). */
+const negotiated = new WeakMap<Transport, string>();
+
+/**
+ * Records the protocol revision `initialize` settles on for `transport`, read back as
+ * {@link McpSessionConnection.protocolVersion}. The SDK's client hands that revision to the
+ * transport's `setProtocolVersion`, an optional member of the `Transport` interface: it is
+ * wrapped (or set, on a transport without one). Call before `client.connect(transport)`.
+ */
+export function recordProtocolVersion(transport: Transport): void {
+  const own = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version: string) => {
+    negotiated.set(transport, version);
+    own?.(version);
+  };
+}
+
 export class McpSessionConnection implements UpstreamConnection {
   private closeRequested = false;
   private closing: Promise<void> | undefined;
@@ -198,6 +215,11 @@ export class McpSessionConnection implements UpstreamConnection {
       if (!peer) throw new McpError(ErrorCode.MethodNotFound, `Method not supported: ${request.method}`);
       return peer.request(request.method, request.params, extra.signal);
     };
+  }
+
+  get protocolVersion(): string | undefined {
+    const transport = this.client.transport;
+    return transport ? negotiated.get(transport) : undefined;
   }
 
   get serverCapabilities(): Record<string, unknown> {

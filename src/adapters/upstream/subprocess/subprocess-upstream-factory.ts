@@ -8,7 +8,11 @@ import type {
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
-import { type ClientInfo, createSessionClient } from "../session/mcp-session-connection.js";
+import {
+  type ClientInfo,
+  createSessionClient,
+  recordProtocolVersion,
+} from "../session/mcp-session-connection.js";
 import { ChildProcessTransport, describeExit, type StopTiming } from "./child-process-transport.js";
 import { SubprocessConnection } from "./subprocess-connection.js";
 
@@ -61,6 +65,7 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
       maxMessageBytes: this.options.maxMessageBytes,
     });
     const client = createSessionClient(this.options.clientInfo);
+    recordProtocolVersion(transport);
     const deadline = new ConnectDeadline(options);
     try {
       await deadline.race(client.connect(transport, { timeout: options.timeoutMs }));
