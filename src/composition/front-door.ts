@@ -27,6 +27,11 @@ export interface FrontDoor {
   /** A new client session's MCP server. */
   sessionServer(key: string, contextOf: (signal: AbortSignal) => RequestContext): Server;
   /**
+   * The server of one stateless request (other than `subscriptions/listen`): it joins no hub, so it
+   * is sent no change notification and never asked to answer an upstream's request in a client's stead.
+   */
+  statelessServer(key: string, contextOf: (signal: AbortSignal) => RequestContext): Server;
+  /**
    * Holds readiness until the required catalogue was projected; ready at once without one. Always
    * present, as a reload may add a catalogue.
    */
@@ -106,6 +111,8 @@ export function createFrontDoor(
 
   return {
     sessionServer: (key, contextOf) => createFrontDoorServer({ services: edges, relay, hub, key, contextOf }),
+    statelessServer: (key, contextOf) =>
+      createFrontDoorServer({ services: edges, relay, hub, key, contextOf, joinsHub: false }),
     readiness: {
       name: "required_catalogue",
       check: () => {

@@ -45,7 +45,11 @@ export function httpEdge(
       const opened = new McpHttpEndpoint(services, {
         ...browserGuard,
         ...(deps.streamLimits && { streamLimits: deps.streamLimits }),
-        ...(frontDoor && { sessionServer: frontDoor.sessionServer, serverStream: true }),
+        ...(frontDoor && {
+          sessionServer: frontDoor.sessionServer,
+          statelessServer: frontDoor.statelessServer,
+          serverStream: true,
+        }),
         ...(authentication && { authentication: authentication.http }),
         sessions: storage.repositories.mcpSessions,
         sessionCaps: {

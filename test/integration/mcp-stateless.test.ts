@@ -79,6 +79,7 @@ async function toolNames(baseUrl: string, headers: Record<string, string> = {}):
 }
 
 const RICH = resolve("test/fixtures/servers/rich.mjs");
+const META_ECHO = resolve("test/fixtures/servers/meta-echo.mjs");
 
 /** A JSON-RPC message as a test reads it: an answer, or a notification. */
 type Message = Answer["body"] & { method?: string; params?: Record<string, unknown> };
@@ -439,5 +440,30 @@ mcp_servers:
     const { body } = await post(baseUrl, "resources/read", { uri: "rich://readme" });
     expect(body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     expect(JSON.stringify(body.result?.contents)).toContain("rich://readme");
+  });
+});
+
+describe("the front door, stateless, in front of a server that echoes the _meta it gets", () => {
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    ({ gw, baseUrl } = await listening(`
+tool_access: {mode: front_door}
+mcp_servers:
+  echo:
+    command: [node, ${JSON.stringify(META_ECHO)}]
+`));
+    await waitFor(async () => (await toolNames(baseUrl)).includes("meta"), 20_000);
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  it("keeps the request's envelope to itself and passes the rest of _meta on", async () => {
+    const meta = { ...META, "io.modelcontextprotocol/logLevel": "debug", "example.com/mark": "kept" };
+    const { body } = await post(baseUrl, "tools/call", { name: "meta", arguments: {} }, { meta });
+    const relayed = JSON.parse(((body.result?.content ?? []) as { text: string }[])[0]?.text ?? "null");
+    expect(relayed).toMatchObject({ "example.com/mark": "kept" });
+    expect(Object.keys(relayed).filter((key) => key.startsWith("io.modelcontextprotocol/"))).toEqual([]);
   });
 });

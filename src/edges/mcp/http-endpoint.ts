@@ -43,7 +43,7 @@ import {
   listening,
   listenRequested,
   readStatelessPost,
-  SESSION_REVISION,
+  STATELESS_CLIENT,
   type StatelessRequest,
   statelessWriting,
 } from "./stateless-request.js";
@@ -62,6 +62,12 @@ export interface McpEndpointOptions {
    * `contextOf` describes. The management server of the egress topology when absent.
    */
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server;
+  /**
+   * The server of one stateless request other than `subscriptions/listen`, answering as
+   * `contextOf` describes (see `FrontDoor.statelessServer`); `sessionServer` (or the management
+   * server) when absent.
+   */
+  statelessServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server;
   /**
    * Whether GET opens the server-to-client SSE stream (front door: `notifications/tools/list_changed`);
    * otherwise GET answers 405 (egress sends no server-initiated messages).
@@ -228,23 +234,20 @@ export class McpHttpEndpoint {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    const { server, transport } = this.openSession(randomUUID(), { caller });
+    const { message } = stateless;
+    if (message.method === "subscriptions/listen") return this.listen(message, caller, request, reply);
+    const key = randomUUID();
+    const contextOf = this.contextFor(key, { caller });
+    const server = this.options.statelessServer
+      ? this.options.statelessServer(key, contextOf)
+      : (this.options.sessionServer?.(key, contextOf) ?? createManagementServer(this.services, contextOf));
+    const transport = new SessionTransport({ sessionId: key });
     try {
       await connectSession(server, transport);
-      // The client's declared capabilities stay out: what a server asks of its client (elicitation,
-      // sampling, roots) cannot reach a stateless client as a request.
-      const declared = await adoptClient(transport, {
-        protocol_version: SESSION_REVISION,
-        client_capabilities: {},
-        client_info: stateless.client.clientInfo,
-      });
-      const { message } = stateless;
+      const declared = await adoptClient(transport, STATELESS_CLIENT);
       if (message.method === "server/discover") {
         void transport.close();
         return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
-      }
-      if (message.method === "subscriptions/listen") {
-        return await this.listen(message, transport, caller, request, reply);
       }
       reply.hijack();
       reply.raw.once("close", () => void transport.close().catch(() => undefined));
@@ -265,17 +268,26 @@ export class McpHttpEndpoint {
    */
   private async listen(
     message: JSONRPCRequest,
-    transport: SessionTransport,
     caller: Caller,
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
     const place = this.streams.reserve(caller);
     if ("refusal" in place) {
-      void transport.close();
       return reply
         .status(429)
         .send({ jsonrpc: "2.0", id: message.id, error: { code: -32000, message: place.refusal } });
+    }
+    // A server of its own, which joins the hub to be sent the change notifications, for as long as
+    // the stream is open.
+    const { server, transport } = this.openSession(randomUUID(), { caller });
+    try {
+      await connectSession(server, transport);
+      await adoptClient(transport, STATELESS_CLIENT);
+    } catch (error) {
+      place.settle(null, null);
+      void transport.close().catch(() => undefined);
+      throw error;
     }
     const asked = listenRequested(message.params);
     const honored = this.options.serverStream
@@ -297,15 +309,7 @@ export class McpHttpEndpoint {
     identity: { caller: Caller },
     onsessioninitialized?: (id: string) => Promise<void>,
   ): { server: Server; transport: SessionTransport } {
-    const contextOf = (signal: AbortSignal): RequestContext => ({
-      principal: identity.caller.principal,
-      authenticated: identity.caller.authenticated,
-      channel: "mcp-http",
-      clientAddress: identity.caller.clientAddress,
-      // Suspension is per MCP session (`/sessions/{session_id}/suspend`): the gates read it here.
-      sessionId: key,
-      signal,
-    });
+    const contextOf = this.contextFor(key, identity);
     const server = this.options.sessionServer
       ? this.options.sessionServer(key, contextOf)
       : createManagementServer(this.services, contextOf);
@@ -319,6 +323,19 @@ export class McpHttpEndpoint {
       if (session?.transport === transport) this.forget(key, session);
     };
     return { server, transport };
+  }
+
+  /** The context of the requests a server of `key` serves: the caller `identity` holds at the time. */
+  private contextFor(key: string, identity: { caller: Caller }): (signal: AbortSignal) => RequestContext {
+    return (signal) => ({
+      principal: identity.caller.principal,
+      authenticated: identity.caller.authenticated,
+      channel: "mcp-http",
+      clientAddress: identity.caller.clientAddress,
+      // Suspension is per MCP session (`/sessions/{session_id}/suspend`): the gates read it here.
+      sessionId: key,
+      signal,
+    });
   }
 
   /** Writes the record other replicas rebuild the session from. */

@@ -118,8 +118,8 @@ export class SessionTransport implements Transport {
   }
 
   /**
-   * Answers one stateless request (revision 2026-07-28) on `res`, on a transport adopted for it
-   * alone: no session id is checked or sent, and the answer is written as `writing` says. As
+   * Answers one stateless request (revision 2026-07-28) on `res`, on a transport made for it alone:
+   * no session id is checked or sent, and the answer is written as `writing` says. As
    * for a session's POST, the answer is one JSON body, or an SSE stream once a message about the
    * request must go first; a client that leaves cancels it.
    */

@@ -20,14 +20,20 @@ export const STATELESS_REVISION = "2026-07-28";
  */
 export const SERVED_REVISIONS: readonly string[] = [STATELESS_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
-/** The session revision a stateless request is served as by the MCP server behind the endpoint. */
-export const SESSION_REVISION = LATEST_PROTOCOL_VERSION;
+/**
+ * The initialization every server of stateless requests is handed: the session revision it serves
+ * them as, no client capability (what a server asks of its client cannot reach a stateless one as a
+ * request), and the revision's name as the client's.
+ */
+export const STATELESS_CLIENT = {
+  protocol_version: LATEST_PROTOCOL_VERSION,
+  client_capabilities: {},
+  client_info: { name: "stateless-client", version: "2026-07-28" },
+} as const;
 
 /** The per-request `_meta` keys of the stateless revision. */
 const META = {
   version: "io.modelcontextprotocol/protocolVersion",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  capabilities: "io.modelcontextprotocol/clientCapabilities",
   serverInfo: "io.modelcontextprotocol/serverInfo",
   logLevel: "io.modelcontextprotocol/logLevel",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
@@ -40,17 +46,10 @@ const NAMED_BY: Readonly<Record<string, "name" | "uri">> = {
   "resources/read": "uri",
 };
 
-/** What a stateless request says of its client, from its `_meta`. */
-export interface StatelessClient {
-  readonly clientInfo: { name: string; version: string };
-  readonly capabilities: Record<string, unknown>;
-}
-
 /** A stateless request the endpoint serves. */
 export interface StatelessRequest {
   readonly kind: "request";
   readonly message: JSONRPCRequest;
-  readonly client: StatelessClient;
   /** `io.modelcontextprotocol/logLevel`: the least severe log message the client wants; none without it. */
   readonly logLevel: string | undefined;
 }
@@ -96,7 +95,6 @@ export function readStatelessPost(
   if (outcome.kind === "reject") {
     return refusal(outcome.httpStatus, id, outcome.code, outcome.message, outcome.data);
   }
-  const message = readMessage(outcome.message);
   const meta = metaOf(outcome.message.params);
   const requested = meta[META.version];
   // A session revision named in `_meta` is not served statelessly: it needs `initialize`.
@@ -109,14 +107,37 @@ export function readStatelessPost(
   const mismatch = headerMismatch(headers, outcome.message, requested);
   if (mismatch) return refusal(400, id, -32020, `Header mismatch: ${mismatch}`);
   if (outcome.messageKind === "notification") return { kind: "notification" };
+  const message = readMessage(withoutEnvelope(outcome.message, meta));
   if (!message || !("id" in message)) return refusal(400, id, -32600, "Invalid Request");
   const logLevel = meta[META.logLevel];
   return {
     kind: "request",
     message: message as JSONRPCRequest,
-    client: clientOf(meta),
     logLevel: typeof logLevel === "string" ? logLevel : undefined,
   };
+}
+
+/** The `_meta` keys of the revision's per-request envelope: read here, never passed on. */
+const ENVELOPE = new Set<string>([
+  META.version,
+  "io.modelcontextprotocol/clientInfo",
+  "io.modelcontextprotocol/clientCapabilities",
+  META.logLevel,
+]);
+
+/**
+ * The request as the server behind the endpoint is handed it: without the envelope, which it has no
+ * use for and which must not travel on to an upstream (it would tell a server of both revisions,
+ * on its session with the gateway, that a stateless request came). Other `_meta` keys (a progress
+ * token, a trace context) stay.
+ */
+function withoutEnvelope(message: JSONRPCRequest, meta: Record<string, unknown>): JSONRPCRequest {
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !ENVELOPE.has(key)));
+  const { _meta: _envelope, ...params } = message.params ?? {};
+  return {
+    ...message,
+    params: Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params,
+  } as JSONRPCRequest;
 }
 
 /**
@@ -232,21 +253,6 @@ function headerMismatch(
   if (name !== bodyValue)
     return `Mcp-Name header value '${name}' does not match body value '${String(bodyValue)}'`;
   return null;
-}
-
-function clientOf(meta: Record<string, unknown>): StatelessClient {
-  const info = meta[META.clientInfo] as { name?: unknown; version?: unknown } | undefined;
-  const capabilities = meta[META.capabilities];
-  return {
-    clientInfo: {
-      name: typeof info?.name === "string" ? info.name : "unknown",
-      version: typeof info?.version === "string" ? info.version : "unknown",
-    },
-    capabilities:
-      typeof capabilities === "object" && capabilities !== null && !Array.isArray(capabilities)
-        ? (capabilities as Record<string, unknown>)
-        : {},
-  };
 }
 
 function metaOf(params: unknown): Record<string, unknown> {

@@ -49,6 +49,12 @@ export interface FrontDoorServerOptions {
   /** The session's key: transport session id, or `stdio`. */
   key: string;
   contextOf: (signal: AbortSignal) => RequestContext;
+  /**
+   * False for the server of one stateless request: it joins no hub, so it is sent no change
+   * notification and never asked to answer an upstream's request for a client it lacks. Default
+   * true (a session's server, or a stateless `subscriptions/listen`'s).
+   */
+  joinsHub?: boolean;
 }
 
 /**
@@ -123,7 +129,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     }
   };
   server.onclose = () => hub.remove(key);
-  hub.add(session);
+  if (options.joinsHub !== false) hub.add(session);
   return server;
 
   async function callTool(params: Params, call: RelayCall, extra: Extra): Promise<Record<string, unknown>> {
