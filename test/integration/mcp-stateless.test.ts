@@ -354,26 +354,36 @@ ${MATH}`));
   });
 });
 
-describe("the front door, stateless, with an upstream that logs and serves resources", () => {
-  let gw: TestGateway;
-  let baseUrl: string;
+/**
+ * A front door over one upstream child process (`script`), for the tests of the enclosing block:
+ * listening once the upstream's `tool` is listed, closed after the block.
+ */
+function frontDoorOver(script: string, tool: string): { readonly baseUrl: string } {
+  const door = { baseUrl: "", gw: undefined as TestGateway | undefined };
   beforeAll(async () => {
-    ({ gw, baseUrl } = await listening(`
+    const opened = await listening(`
 tool_access: {mode: front_door}
 mcp_servers:
-  rich:
-    command: [node, ${JSON.stringify(RICH)}]
-`));
-    await waitFor(async () => (await toolNames(baseUrl)).includes("log"), 20_000);
+  upstream:
+    command: [node, ${JSON.stringify(script)}]
+`);
+    door.gw = opened.gw;
+    door.baseUrl = opened.baseUrl;
+    await waitFor(async () => (await toolNames(door.baseUrl)).includes(tool), 20_000);
   });
   afterAll(async () => {
-    await gw.close();
+    await door.gw?.close();
   });
+  return door;
+}
+
+describe("the front door, stateless, with an upstream that logs and serves resources", () => {
+  const door = frontDoorOver(RICH, "log");
 
   /** A stateless call of the upstream's `log` tool, its raw answer read whole. */
   const callLog = async (logLevel?: string) => {
     const meta = logLevel ? { ...META, "io.modelcontextprotocol/logLevel": logLevel } : META;
-    const res = await fetch(new URL("/mcp", baseUrl), {
+    const res = await fetch(new URL("/mcp", door.baseUrl), {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -410,7 +420,7 @@ mcp_servers:
 
   it("carries the list changes a subscriptions/listen asked for, tagged with its id", async () => {
     const listen = await openListen(
-      baseUrl,
+      door.baseUrl,
       { toolsListChanged: true, resourceSubscriptions: ["rich://readme", "nowhere://x"], bogus: true },
       "sub-1",
     );
@@ -420,7 +430,7 @@ mcp_servers:
         notifications: { toolsListChanged: true, resourceSubscriptions: ["rich://readme"] },
         _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" },
       });
-      const grown = await post(baseUrl, "tools/call", { name: "grow", arguments: {} });
+      const grown = await post(door.baseUrl, "tools/call", { name: "grow", arguments: {} });
       expect(JSON.stringify(grown.body.result)).toContain("grown");
       await listen.next("notifications/tools/list_changed");
       const changed = listen.messages.find((m) => m.method === "notifications/tools/list_changed");
@@ -432,36 +442,23 @@ mcp_servers:
   });
 
   it("answers a resource nobody serves with -32602, the revision's code", async () => {
-    const { status, body } = await post(baseUrl, "resources/read", { uri: "nowhere://x" }, { id: 31 });
+    const { status, body } = await post(door.baseUrl, "resources/read", { uri: "nowhere://x" }, { id: 31 });
     expect([status, body.id, body.error?.code]).toEqual([200, 31, -32602]);
   });
 
   it("reads a resource with ttlMs 0 and cacheScope private", async () => {
-    const { body } = await post(baseUrl, "resources/read", { uri: "rich://readme" });
+    const { body } = await post(door.baseUrl, "resources/read", { uri: "rich://readme" });
     expect(body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     expect(JSON.stringify(body.result?.contents)).toContain("rich://readme");
   });
 });
 
 describe("the front door, stateless, in front of a server that echoes the _meta it gets", () => {
-  let gw: TestGateway;
-  let baseUrl: string;
-  beforeAll(async () => {
-    ({ gw, baseUrl } = await listening(`
-tool_access: {mode: front_door}
-mcp_servers:
-  echo:
-    command: [node, ${JSON.stringify(META_ECHO)}]
-`));
-    await waitFor(async () => (await toolNames(baseUrl)).includes("meta"), 20_000);
-  });
-  afterAll(async () => {
-    await gw.close();
-  });
+  const door = frontDoorOver(META_ECHO, "meta");
 
   it("keeps the request's envelope to itself and passes the rest of _meta on", async () => {
     const meta = { ...META, "io.modelcontextprotocol/logLevel": "debug", "example.com/mark": "kept" };
-    const { body } = await post(baseUrl, "tools/call", { name: "meta", arguments: {} }, { meta });
+    const { body } = await post(door.baseUrl, "tools/call", { name: "meta", arguments: {} }, { meta });
     const relayed = JSON.parse(((body.result?.content ?? []) as { text: string }[])[0]?.text ?? "null");
     expect(relayed).toMatchObject({ "example.com/mark": "kept" });
     expect(Object.keys(relayed).filter((key) => key.startsWith("io.modelcontextprotocol/"))).toEqual([]);
