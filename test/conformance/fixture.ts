@@ -65,10 +65,13 @@ export async function spawnUntil<T>(
   }
 }
 
-/** The fixture over streamable HTTP on a free loopback port; `value` is its `/mcp` URL. */
-export function startFixtureHttp() {
+/** The fixture that speaks both revisions (2025-11-25 sessions, 2026-07-28 stateless), on SDK v2. */
+export const DUAL_ERA_FIXTURE = resolve("test/fixtures/conformance-dual-era.mjs");
+
+/** A fixture over streamable HTTP on a free loopback port; `value` is its `/mcp` URL. */
+export function startFixtureHttp(fixture = CONFORMANCE_FIXTURE) {
   return spawnUntil(
-    [CONFORMANCE_FIXTURE, "http", "--host", "127.0.0.1", "--port", "0"],
+    [fixture, "http", "--host", "127.0.0.1", "--port", "0"],
     (stdout) => /\{"listening":"([^"]+)"\}/.exec(stdout)?.[1],
     { what: "the conformance fixture" },
   );

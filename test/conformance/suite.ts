@@ -4,11 +4,20 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
+const packageDir = (name: string) => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+
 /** The conformance suite's CLI, run with the current Node (the package's `conformance` bin). */
-export const CONFORMANCE_CLI = join(
-  dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")),
-  "dist/index.js",
-);
+export const CONFORMANCE_CLI = join(packageDir("@modelcontextprotocol/conformance"), "dist/index.js");
+
+/**
+ * The suite that scores both revisions by requirement set (0.2.0-alpha.12, installed under another
+ * name beside the one above): its CLI, and its `requirements/<revision>.yaml` files.
+ */
+const REQUIREMENTS_SUITE = packageDir("@modelcontextprotocol/conformance-2026");
+export const REQUIREMENTS_CLI = join(REQUIREMENTS_SUITE, "dist/index.js");
+
+/** A requirement set of the suite: the scenarios conformance to that revision requires. */
+export type RequirementSet = "2025-11-25" | "2026-07-28";
 
 /** One check as the suite writes it to `checks.json`. */
 export interface ConformanceCheck {
@@ -44,9 +53,9 @@ interface CliRun {
   timedOut: boolean;
 }
 
-function runCli(args: string[], timeoutMs: number): Promise<CliRun> {
+function runCli(args: string[], timeoutMs: number, cli = CONFORMANCE_CLI): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONFORMANCE_CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     let timedOut = false;
     child.stdout.on("data", (chunk) => {
@@ -91,6 +100,36 @@ export async function runSuite(url: string, scenarios: readonly string[]): Promi
     const run = await runCli(["server", "--url", url, "--suite", "all", "-o", outputRoot], SUITE_TIMEOUT_MS);
     const written = readdirSync(outputRoot);
     return new Map(scenarios.map((scenario) => [scenario, readResult(outputRoot, written, scenario, run)]));
+  } finally {
+    rmSync(outputRoot, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The server scenarios a requirement set lists (its `server:` section), in its file's order; the
+ * `not_scored` ones are left out.
+ */
+export function requiredServerScenarios(set: RequirementSet): string[] {
+  const text = readFileSync(join(REQUIREMENTS_SUITE, "requirements", `${set}.yaml`), "utf8");
+  const section = /^server:\n((?: {2}- \S+\n|\s*#.*\n)+)/m.exec(text)?.[1] ?? "";
+  const names = [...section.matchAll(/^ {2}- (\S+)$/gm)].map((match) => match[1]!);
+  if (names.length === 0) throw new Error(`requirements/${set}.yaml lists no server scenario`);
+  return names;
+}
+
+/**
+ * Runs a requirement set of the second suite against `url` (`--requirements <set>`: each scenario
+ * at that revision's wire version, one after another in one process) and reads the result of each
+ * scenario the set requires.
+ */
+export async function runRequirements(url: string, set: RequirementSet): Promise<SuiteResults> {
+  const outputRoot = mkdtempSync(join(tmpdir(), "airlock-conformance-"));
+  try {
+    const args = ["server", "--url", url, "--requirements", set, "-o", outputRoot];
+    const run = await runCli(args, SUITE_TIMEOUT_MS, REQUIREMENTS_CLI);
+    const written = readdirSync(outputRoot);
+    const required = requiredServerScenarios(set);
+    return new Map(required.map((scenario) => [scenario, readResult(outputRoot, written, scenario, run)]));
   } finally {
     rmSync(outputRoot, { recursive: true, force: true });
   }
