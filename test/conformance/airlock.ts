@@ -12,7 +12,7 @@ export const FIXTURE_SERVER_ID = "conformance";
  * names on the gateway's `/mcp`. The fixture runs as a stdio subprocess of the gateway; readiness
  * waits until its catalogue was projected once.
  */
-export function frontDoorConfig(): string {
+export function frontDoorConfig(fixture = CONFORMANCE_FIXTURE): string {
   return `
 tool_access:
   mode: front_door
@@ -21,7 +21,7 @@ tool_access:
     retry_for_s: 30
 mcp_servers:
   ${FIXTURE_SERVER_ID}:
-    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(CONFORMANCE_FIXTURE)}, stdio]
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(fixture)}, stdio]
     description: Implements what the MCP conformance suite's server scenarios expect
 `;
 }
@@ -41,11 +41,11 @@ const READY_TIMEOUT_MS = 20_000;
  * its configuration and whatever it writes relative to its working directory (the event store).
  * Resolves once the fixture is started and `/health/ready` answers 200.
  */
-export async function startFrontDoorAirlock(): Promise<RunningAirlock> {
+export async function startFrontDoorAirlock(fixture = CONFORMANCE_FIXTURE): Promise<RunningAirlock> {
   if (!existsSync(CLI)) throw new Error("dist/cli.js is missing: run `npm run build` first");
   const dir = mkdtempSync(join(tmpdir(), "airlock-conformance-gw-"));
   const config = join(dir, "config.yaml");
-  writeFileSync(config, frontDoorConfig());
+  writeFileSync(config, frontDoorConfig(fixture));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let gateway: RunningProcess & { value: string };
   try {
