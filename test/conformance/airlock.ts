@@ -13,6 +13,15 @@ export const FIXTURE_SERVER_ID = "conformance";
  * waits until its catalogue was projected once.
  */
 export function frontDoorConfig(fixture = CONFORMANCE_FIXTURE): string {
+  return frontDoorOver(`command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(fixture)}, stdio]`);
+}
+
+/** The same topology with the fixture reached over streamable HTTP at `url`: a `remote` server. */
+export function remoteFrontDoorConfig(url: string): string {
+  return frontDoorOver(`mode: remote\n    endpoint: ${JSON.stringify(url)}`);
+}
+
+function frontDoorOver(server: string): string {
   return `
 tool_access:
   mode: front_door
@@ -21,7 +30,7 @@ tool_access:
     retry_for_s: 30
 mcp_servers:
   ${FIXTURE_SERVER_ID}:
-    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(fixture)}, stdio]
+    ${server}
     description: Implements what the MCP conformance suite's server scenarios expect
 `;
 }
@@ -39,13 +48,14 @@ const READY_TIMEOUT_MS = 20_000;
 /**
  * The built CLI (`airlock serve --http`) on a free loopback port, in a scratch directory that holds
  * its configuration and whatever it writes relative to its working directory (the event store).
- * Resolves once the fixture is started and `/health/ready` answers 200.
+ * `configText` declares the fixture (`frontDoorConfig` or `remoteFrontDoorConfig`). Resolves once
+ * the fixture is started and `/health/ready` answers 200.
  */
-export async function startFrontDoorAirlock(fixture = CONFORMANCE_FIXTURE): Promise<RunningAirlock> {
+export async function startFrontDoorAirlock(configText = frontDoorConfig()): Promise<RunningAirlock> {
   if (!existsSync(CLI)) throw new Error("dist/cli.js is missing: run `npm run build` first");
   const dir = mkdtempSync(join(tmpdir(), "airlock-conformance-gw-"));
   const config = join(dir, "config.yaml");
-  writeFileSync(config, frontDoorConfig(fixture));
+  writeFileSync(config, configText);
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let gateway: RunningProcess & { value: string };
   try {

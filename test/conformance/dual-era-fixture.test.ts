@@ -1,6 +1,11 @@
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningAirlock, startFrontDoorAirlock } from "./airlock.js";
+import {
+  frontDoorConfig,
+  type RunningAirlock,
+  remoteFrontDoorConfig,
+  startFrontDoorAirlock,
+} from "./airlock.js";
 import { judgeGateway, parseBaseline, readBaseline } from "./baseline.js";
 import { DUAL_ERA_FIXTURE, startFixtureHttp } from "./fixture.js";
 import { type RequirementSet, requiredServerScenarios, runRequirements, type SuiteResults } from "./suite.js";
@@ -10,10 +15,11 @@ import { type RequirementSet, requiredServerScenarios, runRequirements, type Sui
  *
  * 1. the fixture of both revisions (`test/fixtures/conformance-dual-era.mjs`, SDK v2), alone over
  *    streamable HTTP, passes every scenario each set requires;
- * 2. the same fixture behind Airlock's front door (a stdio child of the gateway, spoken to at
- *    2025-11-25), reached by the suite on the gateway's `/mcp`, passes every one of them too, but
- *    those `expected-failures-<revision>.json` lists with a class and a reason; an entry Airlock
- *    passes is stale and fails the test, as in `conformance.test.ts`.
+ * 2. the same fixture behind Airlock's front door, reached by the suite on the gateway's `/mcp`,
+ *    passes every one of them too, but those `expected-failures-<revision>.json` lists with a
+ *    class and a reason; an entry Airlock passes is stale and fails the test, as in
+ *    `conformance.test.ts`. Twice: the fixture a stdio child of the gateway, and a `remote`
+ *    server over streamable HTTP; Airlock speaks 2025-11-25 to it either way.
  */
 const SETS: readonly RequirementSet[] = ["2025-11-25", "2026-07-28"];
 
@@ -28,30 +34,34 @@ const failures = (results: SuiteResults) =>
     .filter((result) => !result.passed)
     .map((result) => `${result.scenario}: ${result.problems.join("; ")}`);
 
-describe("both revisions' requirement sets", { timeout: 240_000 }, () => {
-  let airlock: RunningAirlock;
+describe("both revisions' requirement sets", { timeout: 300_000 }, () => {
+  let fixture: Awaited<ReturnType<typeof startFixtureHttp>>;
+  let overStdio: RunningAirlock;
+  let overHttp: RunningAirlock;
   beforeAll(async () => {
-    airlock = await startFrontDoorAirlock(DUAL_ERA_FIXTURE);
+    fixture = await startFixtureHttp(DUAL_ERA_FIXTURE);
+    overStdio = await startFrontDoorAirlock(frontDoorConfig(DUAL_ERA_FIXTURE));
+    overHttp = await startFrontDoorAirlock(remoteFrontDoorConfig(fixture.value));
   }, 60_000);
   afterAll(async () => {
-    await airlock?.stop();
+    await overStdio?.stop();
+    await overHttp?.stop();
+    await fixture?.stop();
   });
 
   it.each(SETS)(
     "%s: the fixture passes every required scenario alone, Airlock all but its baseline",
     async (set) => {
-      const fixture = await startFixtureHttp(DUAL_ERA_FIXTURE);
-      let alone: SuiteResults;
-      try {
-        alone = await runRequirements(fixture.value, set);
-      } finally {
-        await fixture.stop();
-      }
+      const alone = await runRequirements(fixture.value, set);
       expect(failures(alone)).toEqual([]);
-      const through = await runRequirements(airlock.mcpUrl, set);
-      const judged = judgeGateway(alone, through, baselineOf(set));
-      expect(judged.unexpectedFailures).toEqual([]);
-      expect(judged.staleEntries).toEqual([]);
+      for (const [upstream, airlock] of [
+        ["stdio", overStdio],
+        ["remote", overHttp],
+      ] as const) {
+        const judged = judgeGateway(alone, await runRequirements(airlock.mcpUrl, set), baselineOf(set));
+        expect(judged.unexpectedFailures, upstream).toEqual([]);
+        expect(judged.staleEntries, upstream).toEqual([]);
+      }
     },
   );
 });
