@@ -261,6 +261,19 @@ describe("the egress endpoint, stateless", () => {
     expect([status, body.id, body.error?.code]).toEqual([404, 3, -32601]);
   });
 
+  it("answers the methods the revision removed as unknown, though sessions still have them", async () => {
+    for (const method of ["ping", "logging/setLevel", "resources/subscribe", "initialize"]) {
+      const params =
+        method === "logging/setLevel"
+          ? { level: "info" }
+          : method === "resources/subscribe"
+            ? { uri: "x://y" }
+            : {};
+      const { status, body } = await post(baseUrl, method, params, { id: 4 });
+      expect([status, body.id, body.error?.code], method).toEqual([404, 4, -32601]);
+    }
+  });
+
   it("still tells a request with neither a session nor stateless _meta to initialize first", async () => {
     const res = await fetch(new URL("/mcp", baseUrl), {
       method: "POST",

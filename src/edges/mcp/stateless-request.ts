@@ -107,6 +107,7 @@ export function readStatelessPost(
   const mismatch = headerMismatch(headers, outcome.message, requested);
   if (mismatch) return refusal(400, id, -32020, `Header mismatch: ${mismatch}`);
   if (outcome.messageKind === "notification") return { kind: "notification" };
+  if (REMOVED_METHODS.has(outcome.message.method)) return refusal(404, id, -32601, "Method not found");
   const message = readMessage(withoutEnvelope(outcome.message, meta));
   if (!message || !("id" in message)) return refusal(400, id, -32600, "Invalid Request");
   const logLevel = meta[META.logLevel];
@@ -116,6 +117,20 @@ export function readStatelessPost(
     logLevel: typeof logLevel === "string" ? logLevel : undefined,
   };
 }
+
+/**
+ * Methods the revision removed (its changelog): the handshake, `ping`, the session's log level
+ * and resource subscriptions (`subscriptions/listen` and per-request `logLevel` take their place).
+ * Answered as unknown (404, -32601), as the revision wants, though the server behind the endpoint
+ * serves them to sessions.
+ */
+const REMOVED_METHODS = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
 
 /** The `_meta` keys of the revision's per-request envelope: read here, never passed on. */
 const ENVELOPE = new Set<string>([
