@@ -160,8 +160,12 @@ export const ERROR_CATALOGUE = {
   InvalidParamsError: jsonRpc(-32602, 400),
   MethodNotFoundError: jsonRpc(-32601, 404),
   ResourceNotFoundError: jsonRpc(-32002, 404),
-  // A `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or cannot be verified (spec 2 §7).
+  // A `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or cannot be verified (spec 2 §7);
+  // a stateless request whose standard headers are missing or disagree with its body.
   HEADER_MISMATCH: jsonRpc(-32020, 400),
+  // MCP 2026-07-28: a stateless request naming a revision not served statelessly; a malformed one.
+  UnsupportedProtocolVersionError: jsonRpc(-32022, 400),
+  InvalidRequestError: jsonRpc(-32600, 400),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorType = keyof typeof ERROR_CATALOGUE;

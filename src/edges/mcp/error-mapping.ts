@@ -94,6 +94,19 @@ export function relayFailure(error: unknown, logger: Logger): Error {
   return new McpError(ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE);
 }
 
+/**
+ * A stateless request (MCP 2026-07-28) refused before any server saw it: the catalogue error's
+ * status, and its JSON-RPC error (code, message, details as `data`) answering the request's id.
+ */
+export function statelessRefusal(error: GatewayError, id: string | number | null): TransportAnswer {
+  const rpc = { code: error.rpcCode ?? ErrorCode.InternalError, message: error.message };
+  return {
+    status: error.status,
+    headers: {},
+    body: { jsonrpc: "2.0", id, error: error.details ? { ...rpc, data: error.details } : rpc },
+  };
+}
+
 /** JSON-RPC code of a request the Streamable HTTP transport refuses itself (as the MCP SDK's does). */
 export const TRANSPORT_REFUSAL = -32000;
 

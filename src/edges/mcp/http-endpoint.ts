@@ -64,8 +64,8 @@ export interface McpEndpointOptions {
   sessionServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server;
   /**
    * The server of one stateless request other than `subscriptions/listen`, answering as
-   * `contextOf` describes (see `FrontDoor.statelessServer`); `sessionServer` (or the management
-   * server) when absent.
+   * `contextOf` describes (see `FrontDoor.statelessServer`); the management server of the egress
+   * topology when absent.
    */
   statelessServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server;
   /**
@@ -191,7 +191,7 @@ export class McpHttpEndpoint {
     if (!caller) return;
     const body = request.body;
     if (!isInitializeRequest(body)) {
-      const stateless = readStatelessPost(request.headers, body);
+      const stateless = await readStatelessPost(request.headers, body);
       if (stateless.kind === "legacy") {
         return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
       }
@@ -240,11 +240,10 @@ export class McpHttpEndpoint {
     const contextOf = this.contextFor(key, { caller });
     const server = this.options.statelessServer
       ? this.options.statelessServer(key, contextOf)
-      : (this.options.sessionServer?.(key, contextOf) ?? createManagementServer(this.services, contextOf));
+      : createManagementServer(this.services, contextOf);
     const transport = new SessionTransport({ sessionId: key });
+    const declared = await serveStatelessClient(server, transport);
     try {
-      await connectSession(server, transport);
-      const declared = await adoptClient(transport, STATELESS_CLIENT);
       if (message.method === "server/discover") {
         void transport.close();
         return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
@@ -282,11 +281,9 @@ export class McpHttpEndpoint {
     // the stream is open.
     const { server, transport } = this.openSession(randomUUID(), { caller });
     try {
-      await connectSession(server, transport);
-      await adoptClient(transport, STATELESS_CLIENT);
+      await serveStatelessClient(server, transport);
     } catch (error) {
       place.settle(null, null);
-      void transport.close().catch(() => undefined);
       throw error;
     }
     const asked = listenRequested(message.params);
@@ -625,4 +622,19 @@ async function subscribed(transport: SessionTransport, uris: readonly string[]):
     ),
   );
   return uris.filter((_uri, index) => "result" in (answers[index] as object));
+}
+
+/**
+ * Connects a server made for stateless requests to `transport` and hands it the initialization
+ * every stateless client shares; answers what the server declared. Closes the transport when that
+ * fails.
+ */
+async function serveStatelessClient(server: Server, transport: SessionTransport) {
+  try {
+    await connectSession(server, transport);
+    return await adoptClient(transport, STATELESS_CLIENT);
+  } catch (error) {
+    void transport.close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -449,6 +449,6 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
 }
 
 /** A header sent once (Node joins repeated custom headers with a comma). */
-function single(value: string | string[] | undefined): string | undefined {
+export function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }

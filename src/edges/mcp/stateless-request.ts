@@ -6,10 +6,11 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { classifyInboundRequest } from "@modelcontextprotocol/server";
+import { GatewayError } from "../../domain/errors.js";
 import { decodeHeaderValue } from "../../domain/policy/param-headers.js";
+import { statelessRefusal, type TransportAnswer } from "./error-mapping.js";
 import { readableRequestId, readMessage } from "./jsonrpc-message.js";
-import type { AnswerWriting } from "./session-transport.js";
+import { type AnswerWriting, single } from "./session-transport.js";
 
 /** The stateless revision: no `initialize`, no session; every request carries its own `_meta`. */
 export const STATELESS_REVISION = "2026-07-28";
@@ -28,7 +29,7 @@ export const SERVED_REVISIONS: readonly string[] = [STATELESS_REVISION, ...SUPPO
 export const STATELESS_CLIENT = {
   protocol_version: LATEST_PROTOCOL_VERSION,
   client_capabilities: {},
-  client_info: { name: "stateless-client", version: "2026-07-28" },
+  client_info: { name: "stateless-client", version: STATELESS_REVISION },
 } as const;
 
 /** The per-request `_meta` keys of the stateless revision. */
@@ -60,10 +61,8 @@ export interface StatelessNotification {
 }
 
 /** A request refused before any MCP server sees it: the HTTP status and the JSON-RPC error it answers. */
-export interface StatelessRefusal {
+export interface StatelessRefusal extends TransportAnswer {
   readonly kind: "refused";
-  readonly status: number;
-  readonly body: JSONRPCMessage | { jsonrpc: "2.0"; id: null; error: { code: number; message: string } };
 }
 
 /**
@@ -79,10 +78,11 @@ export interface StatelessRefusal {
  *   `Mcp-Name` (Base64 sentinel decoded), each present and equal to the body: else 400, -32020
  *   `HeaderMismatch` naming the header.
  */
-export function readStatelessPost(
+export async function readStatelessPost(
   headers: IncomingHttpHeaders,
   body: unknown,
-): StatelessRequest | StatelessNotification | StatelessRefusal | { kind: "legacy" } {
+): Promise<StatelessRequest | StatelessNotification | StatelessRefusal | { kind: "legacy" }> {
+  const classifyInboundRequest = await classifier();
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
     protocolVersionHeader: single(headers["mcp-protocol-version"]),
@@ -92,30 +92,54 @@ export function readStatelessPost(
   });
   if (outcome.kind === "legacy") return { kind: "legacy" };
   const id = readableRequestId(body);
+  // The classifier's own refusals keep its wording and codes.
   if (outcome.kind === "reject") {
-    return refusal(outcome.httpStatus, id, outcome.code, outcome.message, outcome.data);
+    const error = {
+      code: outcome.code,
+      message: outcome.message,
+      ...(outcome.data !== undefined && { data: outcome.data }),
+    };
+    return { kind: "refused", status: outcome.httpStatus, headers: {}, body: { jsonrpc: "2.0", id, error } };
   }
   const meta = metaOf(outcome.message.params);
   const requested = meta[META.version];
   // A session revision named in `_meta` is not served statelessly: it needs `initialize`.
   if (requested !== STATELESS_REVISION) {
-    return refusal(400, id, -32022, "Unsupported protocol version", {
+    const supported = {
       supported: SERVED_REVISIONS,
       requested: typeof requested === "string" ? requested : null,
-    });
+    };
+    return refusal(
+      new GatewayError("UnsupportedProtocolVersionError", "Unsupported protocol version", supported),
+      id,
+    );
   }
   const mismatch = headerMismatch(headers, outcome.message, requested);
-  if (mismatch) return refusal(400, id, -32020, `Header mismatch: ${mismatch}`);
+  if (mismatch) return refusal(new GatewayError("HEADER_MISMATCH", `Header mismatch: ${mismatch}`), id);
   if (outcome.messageKind === "notification") return { kind: "notification" };
-  if (REMOVED_METHODS.has(outcome.message.method)) return refusal(404, id, -32601, "Method not found");
+  if (REMOVED_METHODS.has(outcome.message.method))
+    return refusal(new GatewayError("MethodNotFoundError", "Method not found"), id);
   const message = readMessage(withoutEnvelope(outcome.message, meta));
-  if (!message || !("id" in message)) return refusal(400, id, -32600, "Invalid Request");
+  if (!message || !("id" in message))
+    return refusal(new GatewayError("InvalidRequestError", "Invalid Request"), id);
   const logLevel = meta[META.logLevel];
   return {
     kind: "request",
     message: message as JSONRPCRequest,
     logLevel: typeof logLevel === "string" ? logLevel : undefined,
   };
+}
+
+type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
+let loading: Promise<Classifier> | undefined;
+
+/**
+ * The SDK's classifier, its package loaded with the first POST that needs it: loading it costs
+ * about 150 ms and 35 MB, which a gateway no stateless client speaks to need not pay at start.
+ */
+function classifier(): Promise<Classifier> {
+  loading ??= import("@modelcontextprotocol/server").then((sdk) => sdk.classifyInboundRequest);
+  return loading;
 }
 
 /**
@@ -245,7 +269,7 @@ const METHOD_NOT_FOUND = -32601;
 /** Which standard header disagrees with the body, or is missing; null when all agree. */
 function headerMismatch(
   headers: IncomingHttpHeaders,
-  message: JSONRPCRequest | { method: string; params?: unknown },
+  message: { method: string; params?: unknown },
   version: string,
 ): string | null {
   const sentVersion = single(headers["mcp-protocol-version"]);
@@ -275,19 +299,8 @@ function metaOf(params: unknown): Record<string, unknown> {
   return typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>) : {};
 }
 
-function refusal(
-  status: number,
-  id: RequestId | null,
-  code: number,
-  message: string,
-  data?: unknown,
-): StatelessRefusal {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return { kind: "refused", status, body: { jsonrpc: "2.0", id, error } as StatelessRefusal["body"] };
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+function refusal(error: GatewayError, id: RequestId | null): StatelessRefusal {
+  return { kind: "refused", ...statelessRefusal(error, id) };
 }
 
 /** The change notifications a `subscriptions/listen` may ask for, by the filter that names them. */
