@@ -14,6 +14,7 @@ import type { RoleAssignmentRepository } from "./role-assignment-repository.js";
 import type { RoleRepository } from "./role-repository.js";
 import type { SagaStore } from "./saga-store.js";
 import type { ServerConfigRepository } from "./server-config-repository.js";
+import type { SharedSecretRepository } from "./shared-secret-repository.js";
 import type { SuspendedSessionRepository } from "./suspended-session-repository.js";
 import type { ToolAccessPolicyRepository } from "./tool-access-policy-repository.js";
 import type { ToolWithdrawalRepository } from "./tool-withdrawal-repository.js";
@@ -42,6 +43,8 @@ export interface StoreRepositories {
   readonly agentPolicy: AgentPolicyRepository;
   readonly discoveryRejections: DiscoveryRejectionRepository;
   readonly blockedServers: BlockedServerRepository;
+  /** Secrets the replicas share (the key `requestState` is signed with). */
+  readonly sharedSecrets: SharedSecretRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */
   readonly mcpSessions: McpSessionRepository;
   /** Leader-only commands handed between replicas: only where replicas share the store (PostgreSQL). */

@@ -15,6 +15,7 @@ import { MemoryRoleAssignmentRepository } from "./memory-role-assignment-reposit
 import { MemoryRoleRepository } from "./memory-role-repository.js";
 import { MemorySagaStore } from "./memory-saga-store.js";
 import { MemoryServerConfigRepository } from "./memory-server-config-repository.js";
+import { MemorySharedSecretRepository } from "./memory-shared-secret-repository.js";
 import { MemorySuspendedSessionRepository } from "./memory-suspended-session-repository.js";
 import { MemoryToolAccessPolicyRepository } from "./memory-tool-access-policy-repository.js";
 import { MemoryToolWithdrawalRepository } from "./memory-tool-withdrawal-repository.js";
@@ -45,6 +46,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     agentPolicy: new MemoryAgentPolicyRepository(),
     discoveryRejections: new MemoryDiscoveryRejectionRepository(),
     blockedServers: new MemoryBlockedServerRepository(),
+    sharedSecrets: new MemorySharedSecretRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),
   };
 }

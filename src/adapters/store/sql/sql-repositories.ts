@@ -17,6 +17,7 @@ import { SqlRoleAssignmentRepository } from "./sql-role-assignment-repository.js
 import { SqlRoleRepository } from "./sql-role-repository.js";
 import { SqlSagaStore } from "./sql-saga-store.js";
 import { SqlServerConfigRepository } from "./sql-server-config-repository.js";
+import { SqlSharedSecretRepository } from "./sql-shared-secret-repository.js";
 import { SqlSuspendedSessionRepository } from "./sql-suspended-session-repository.js";
 import { SqlToolAccessPolicyRepository } from "./sql-tool-access-policy-repository.js";
 import { SqlToolWithdrawalRepository } from "./sql-tool-withdrawal-repository.js";
@@ -47,6 +48,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     toolWithdrawals: new SqlToolWithdrawalRepository(db),
     discoveryRejections: new SqlDiscoveryRejectionRepository(db),
     blockedServers: new SqlBlockedServerRepository(db),
+    sharedSecrets: new SqlSharedSecretRepository(db),
     agentPolicy: new SqlAgentPolicyRepository(db),
     mcpSessions: new SqlMcpSessionRepository(db, store.dialect),
     ...(store.dialect === "postgres" && { leaderCommands: new SqlLeaderCommandQueue(db, store.dialect) }),

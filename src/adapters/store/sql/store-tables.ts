@@ -121,6 +121,11 @@ export interface StoreTables {
     pushed_at: number;
     revision: number;
   };
+  shared_secrets: {
+    name: string;
+    value: string;
+    created_at: number;
+  };
   blocked_servers: {
     mcp_server_id: string;
     blocked_by: string;
