@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { TOOL_EXPOSURES } from "../app/catalog.js";
 import type { RequestContext } from "../app/context.js";
@@ -8,6 +9,8 @@ import { deepEqual } from "../config/diff.js";
 import type { GatewayConfig } from "../config/schema.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
+import { InputRounds, type StatelessInput } from "../edges/mcp/front-door/input-rounds.js";
+import { RequestStateCodec } from "../edges/mcp/front-door/request-state.js";
 import { createFrontDoorServer } from "../edges/mcp/front-door/server.js";
 import type { EdgeServices } from "./edge-services.js";
 import { createUiResourceGate } from "./open-approvals.js";
@@ -30,7 +33,11 @@ export interface FrontDoor {
    * The server of one stateless request (other than `subscriptions/listen`): it joins no hub, so it
    * is sent no change notification and never asked to answer an upstream's request in a client's stead.
    */
-  statelessServer(key: string, contextOf: (signal: AbortSignal) => RequestContext): Server;
+  statelessServer(
+    key: string,
+    contextOf: (signal: AbortSignal) => RequestContext,
+    input: StatelessInput,
+  ): Server;
   /**
    * Holds readiness until the required catalogue was projected; ready at once without one. Always
    * present, as a reload may add a catalogue.
@@ -63,6 +70,7 @@ export function createFrontDoor(
     uiResources,
   });
   const hub = new FrontDoorHub(edges, relay);
+  const inputRounds = new InputRounds(new RequestStateCodec(() => requestStateKey(services)));
   // Replaced by a reload that changes the catalogue; the window restarts then.
   let catalogue = config.tool_access.required_catalogue;
   let windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
@@ -111,8 +119,16 @@ export function createFrontDoor(
 
   return {
     sessionServer: (key, contextOf) => createFrontDoorServer({ services: edges, relay, hub, key, contextOf }),
-    statelessServer: (key, contextOf) =>
-      createFrontDoorServer({ services: edges, relay, hub, key, contextOf, joinsHub: false }),
+    statelessServer: (key, contextOf, input) =>
+      createFrontDoorServer({
+        services: edges,
+        relay,
+        hub,
+        key,
+        contextOf,
+        joinsHub: false,
+        inputRounds: { rounds: inputRounds, input },
+      }),
     readiness: {
       name: "required_catalogue",
       check: () => {
@@ -152,7 +168,20 @@ export function createFrontDoor(
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       stopWatching();
+      inputRounds.close();
       hub.close();
     },
   };
+}
+
+/**
+ * The key `requestState` is signed with: one for every replica of the store, made by whichever
+ * needs it first and kept there, so that a retry verifies on any replica.
+ */
+async function requestStateKey(services: AppServices): Promise<Buffer> {
+  const made = randomBytes(32).toString("base64url");
+  return Buffer.from(
+    await services.repositories.sharedSecrets.obtain("request_state_key", made),
+    "base64url",
+  );
 }

@@ -166,6 +166,8 @@ export const ERROR_CATALOGUE = {
   // MCP 2026-07-28: a stateless request naming a revision not served statelessly; a malformed one.
   UnsupportedProtocolVersionError: jsonRpc(-32022, 400),
   InvalidRequestError: jsonRpc(-32600, 400),
+  // MCP 2026-07-28: an upstream asked for input (sampling, elicitation, roots) the client did not declare.
+  MissingRequiredClientCapabilityError: jsonRpc(-32021, 400),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorType = keyof typeof ERROR_CATALOGUE;

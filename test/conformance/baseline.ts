@@ -14,8 +14,8 @@ export const BASELINE_CLASSES = {
   "not-relayed": "Airlock does not carry a message the scenario needs between client and upstream",
   "stdio-upstream": "the scenario needs an HTTP upstream; Airlock reaches the fixture over stdio",
   "gateway-transport": "Airlock's own streamable HTTP endpoint behaves differently from the fixture's",
-  "not-bridged":
-    "Airlock does not yet carry the scenario between a 2026-07-28 client and its 2025-11-25 session with the upstream",
+  "bridged-from-2025":
+    "Airlock reaches the upstream over a 2025-11-25 session, whose requests for input name no key and follow the capabilities Airlock declared there, not the client's",
 } as const;
 
 export type BaselineClass = keyof typeof BASELINE_CLASSES;

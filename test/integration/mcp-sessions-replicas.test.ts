@@ -1,24 +1,22 @@
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   Client as StatelessClient,
   StreamableHTTPClientTransport as StatelessTransport,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { MemoryEventStore } from "../../src/adapters/store/memory/memory-event-store.js";
-import { sqlRepositories } from "../../src/adapters/store/sql/sql-repositories.js";
 import type { SqlStore } from "../../src/adapters/store/sql-store.js";
-import { createGateway, type Gateway } from "../../src/composition/create-gateway.js";
-import type { Storage } from "../../src/composition/open-storage.js";
-import { parseConfig } from "../../src/config/load.js";
 import { createApiKey } from "../support/api-keys.js";
 import { describePostgres, freshPostgres } from "../support/backends.js";
 import { fleetYaml } from "../support/gateway.js";
 import { callJson, rawInitialize, rawMcpPost } from "../support/mcp-client.js";
+import {
+  type Replica,
+  type RoundRobin,
+  roundRobin,
+  startReplicas,
+  stopReplicas,
+} from "../support/replicas.js";
 
 // The command-bus budget (10 per second by default) would refuse part of the 100 calls.
 const YAML = `
@@ -31,34 +29,6 @@ auth:
     - {principal: bob, role: admin}
 ${fleetYaml()}`;
 
-interface Replica {
-  gateway: Gateway;
-  app: FastifyInstance;
-  base: string;
-}
-
-/** A round-robin HTTP proxy: each request goes to the next replica, as a load balancer without stickiness. */
-function roundRobin(targets: readonly string[]): { server: Server; hits: number[] } {
-  const hits = targets.map(() => 0);
-  let next = 0;
-  const server = createServer((req, res) => {
-    const index = next++ % targets.length;
-    hits[index] = (hits[index] ?? 0) + 1;
-    const target = new URL(req.url ?? "/", targets[index]);
-    const upstream = httpRequest(
-      target,
-      { method: req.method, headers: { ...req.headers, host: target.host } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
-  });
-  return { server, hits };
-}
-
 const mcpPost = (base: string, key: string, sessionId: string, body: unknown) =>
   rawMcpPost(base, sessionId, body, { "x-api-key": key });
 
@@ -67,47 +37,22 @@ const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
 await describePostgres("MCP sessions across replicas sharing PostgreSQL", () => {
   let store: SqlStore<unknown> & { schema: string };
   const replicas: Replica[] = [];
-  let proxy: { server: Server; hits: number[] };
+  let proxy: RoundRobin;
   let proxyBase: string;
   const keys: Record<string, string> = {};
 
   beforeAll(async () => {
     store = await freshPostgres();
-    const repositories = sqlRepositories(store);
-    for (let i = 0; i < 3; i++) {
-      const { config, env } = parseConfig(YAML, { env: { PATH: process.env.PATH } });
-      const eventStore = new MemoryEventStore();
-      // Each replica closes only its own event store; the shared database is closed by the test.
-      const storage: Storage = {
-        eventStore,
-        repositories,
-        description: `postgresql schema ${store.schema}`,
-        degraded: null,
-        close: () => eventStore.close(),
-      };
-      const gateway = await createGateway({
-        config,
-        env,
-        logger: pino({ level: "silent" }),
-        instanceLabel: `replica-${i}`,
-        storage,
-      });
-      const app = await gateway.http();
-      replicas.push({ gateway, app, base: await app.listen({ host: "127.0.0.1", port: 0 }) });
-    }
+    replicas.push(...(await startReplicas(YAML, 3, store)));
     for (const principal of ["alice", "bob"])
       keys[principal] = await createApiKey(replicas[0] as Replica, principal);
-    proxy = roundRobin(replicas.map((r) => r.base));
-    await new Promise<void>((resolve) => proxy.server.listen(0, "127.0.0.1", resolve));
-    proxyBase = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
+    proxy = await roundRobin(replicas.map((r) => r.base));
+    proxyBase = proxy.base;
   }, 60_000);
 
   afterAll(async () => {
-    await new Promise((resolve) => proxy?.server.close(resolve));
-    for (const replica of replicas) {
-      await replica.app.close();
-      await replica.gateway.shutdown();
-    }
+    await proxy?.close();
+    await stopReplicas(replicas);
     await store?.close();
   });
 

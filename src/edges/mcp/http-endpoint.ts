@@ -31,6 +31,7 @@ import {
 import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { transportRefusal } from "./error-mapping.js";
+import type { StatelessInput } from "./front-door/input-rounds.js";
 import { readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer, SERVER_NAME } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
@@ -67,7 +68,11 @@ export interface McpEndpointOptions {
    * `contextOf` describes (see `FrontDoor.statelessServer`); the management server of the egress
    * topology when absent.
    */
-  statelessServer?: (key: string, contextOf: (signal: AbortSignal) => RequestContext) => Server;
+  statelessServer?: (
+    key: string,
+    contextOf: (signal: AbortSignal) => RequestContext,
+    input: StatelessInput,
+  ) => Server;
   /**
    * Whether GET opens the server-to-client SSE stream (front door: `notifications/tools/list_changed`);
    * otherwise GET answers 405 (egress sends no server-initiated messages).
@@ -239,7 +244,7 @@ export class McpHttpEndpoint {
     const key = randomUUID();
     const contextOf = this.contextFor(key, { caller });
     const server = this.options.statelessServer
-      ? this.options.statelessServer(key, contextOf)
+      ? this.options.statelessServer(key, contextOf, stateless.input)
       : createManagementServer(this.services, contextOf);
     const transport = new SessionTransport({ sessionId: key });
     const declared = await serveStatelessClient(server, transport);

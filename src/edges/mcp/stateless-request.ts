@@ -9,6 +9,7 @@ import {
 import { GatewayError } from "../../domain/errors.js";
 import { decodeHeaderValue } from "../../domain/policy/param-headers.js";
 import { statelessRefusal, type TransportAnswer } from "./error-mapping.js";
+import { INPUT_METHODS, type StatelessInput } from "./front-door/input-rounds.js";
 import { readableRequestId, readMessage } from "./jsonrpc-message.js";
 import { type AnswerWriting, single } from "./session-transport.js";
 
@@ -37,6 +38,7 @@ const META = {
   version: "io.modelcontextprotocol/protocolVersion",
   serverInfo: "io.modelcontextprotocol/serverInfo",
   logLevel: "io.modelcontextprotocol/logLevel",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
@@ -53,6 +55,8 @@ export interface StatelessRequest {
   readonly message: JSONRPCRequest;
   /** `io.modelcontextprotocol/logLevel`: the least severe log message the client wants; none without it. */
   readonly logLevel: string | undefined;
+  /** The client's declared capabilities and, on a retry, its answers and the state it echoes. */
+  readonly input: StatelessInput;
 }
 
 /** A stateless notification: accepted with 202 and nothing else (this revision defines none over HTTP). */
@@ -123,11 +127,39 @@ export async function readStatelessPost(
   if (!message || !("id" in message))
     return refusal(new GatewayError("InvalidRequestError", "Invalid Request"), id);
   const logLevel = meta[META.logLevel];
+  const { request, input } = takeInput(message as JSONRPCRequest, meta[META.clientCapabilities]);
+  if (typeof input === "string") return refusal(new GatewayError("InvalidParamsError", input), id);
   return {
     kind: "request",
-    message: message as JSONRPCRequest,
+    message: request,
     logLevel: typeof logLevel === "string" ? logLevel : undefined,
+    input,
   };
+}
+
+/**
+ * The request without `inputResponses` and `requestState` (read here, never relayed: an upstream of
+ * a session revision has no use for them), and what they and the declared capabilities say; a
+ * reason when one of them is malformed.
+ */
+function takeInput(
+  message: JSONRPCRequest,
+  capabilities: unknown,
+): { request: JSONRPCRequest; input: StatelessInput | string } {
+  const declared = isObject(capabilities) ? capabilities : undefined;
+  if (!INPUT_METHODS.has(message.method) || !message.params)
+    return { request: message, input: { capabilities: declared, responses: undefined, state: undefined } };
+  const { inputResponses, requestState, ...params } = message.params;
+  const request = { ...message, params };
+  if (inputResponses !== undefined && !isObject(inputResponses))
+    return { request, input: "Invalid params: inputResponses must be an object" };
+  if (requestState !== undefined && typeof requestState !== "string")
+    return { request, input: "Invalid params: requestState must be a string" };
+  return { request, input: { capabilities: declared, responses: inputResponses, state: requestState } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
@@ -222,7 +254,7 @@ const PER_CALLER_RESULTS = new Set([
  *   and may change with any policy, so no shared cache may keep it and the caller asks again;
  * - an error keeps the request's id; a resource not found is -32602 (the session revisions' -32002);
  *   an unknown method is answered with 404 (the revision tells it so from a server without a
- *   modern endpoint), anything else with 200;
+ *   modern endpoint), a missing client capability (-32021) with 400, anything else with 200;
  * - a log message (`notifications/message`) reaches the client only when its request named a
  *   `logLevel` and the message is at least that severe; progress and other notifications pass.
  */
@@ -245,13 +277,18 @@ export function statelessWriting(
         ...result,
         _meta: { ..._meta, [META.serverInfo]: serverInfo },
       };
-      if (PER_CALLER_RESULTS.has(method)) {
+      // An `input_required` result is not cacheable at all: it carries no hint.
+      if (PER_CALLER_RESULTS.has(method) && shaped.resultType === "complete") {
         shaped.ttlMs = 0;
         shaped.cacheScope = "private";
       }
       return { ...message, result: shaped } as JSONRPCMessage;
     },
-    status: (message) => ("error" in message && message.error.code === METHOD_NOT_FOUND ? 404 : 200),
+    status: (message) => {
+      if (!("error" in message)) return 200;
+      if (message.error.code === METHOD_NOT_FOUND) return 404;
+      return message.error.code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
+    },
     passes: (message) => {
       if (!("method" in message) || message.method !== "notifications/message") return true;
       const level = LOG_SEVERITY.indexOf(String((message.params as { level?: unknown } | undefined)?.level));
@@ -265,6 +302,7 @@ const LOG_SEVERITY = ["debug", "info", "notice", "warning", "error", "critical",
 const RESOURCE_NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
+const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** Which standard header disagrees with the body, or is missing; null when all agree. */
 function headerMismatch(

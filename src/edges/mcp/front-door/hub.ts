@@ -17,6 +17,11 @@ export interface FrontDoorSession {
 /** What a downstream request handler can send along its own request (its SSE stream on HTTP). */
 export interface RequestChannel {
   readonly session: FrontDoorSession;
+  /**
+   * True when the channel itself refuses what its client did not declare (a stateless client's,
+   * whose capabilities come with each request); otherwise the session's `initialize` decides.
+   */
+  readonly refusesUndeclared?: boolean;
   sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
   sendRequest(
     request: { method: string; params?: Record<string, unknown> },
@@ -113,7 +118,7 @@ export class FrontDoorHub {
           const session = channel?.session ?? [...this.sessions.values()].at(-1);
           if (!session)
             throw new McpError(ErrorCode.MethodNotFound, `No client connected to answer ${method}`);
-          refuseUndeclared(session.server, method);
+          if (!channel?.refusesUndeclared) refuseUndeclared(session.server, method);
           if (channel) return await channel.sendRequest({ method, ...(params && { params }) }, { signal });
           return await session.server.request({ method, ...(params && { params }) } as never, AnyResult, {
             signal,

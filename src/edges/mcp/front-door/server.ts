@@ -24,7 +24,9 @@ import { lazySchemaValidator } from "../lazy-schema-validator.js";
 import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
 import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
+import type { AskClient } from "./held-request.js";
 import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
+import { INPUT_METHODS, type InputRounds, type StatelessInput } from "./input-rounds.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown> | undefined;
@@ -55,6 +57,12 @@ export interface FrontDoorServerOptions {
    * true (a session's server, or a stateless `subscriptions/listen`'s).
    */
   joinsHub?: boolean;
+  /**
+   * For the server of one stateless request: its rounds of input (what an upstream asks of the
+   * client while relaying `tools/call`, `prompts/get` or `resources/read` is answered to it as
+   * `input_required`), and what the request carries for them.
+   */
+  inputRounds?: { readonly rounds: InputRounds; readonly input: StatelessInput };
 }
 
 /**
@@ -87,10 +95,49 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     return { tools: [...management, ...shown.map(listing)] };
   });
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
+    const rounds = options.inputRounds;
+    if (!rounds || !INPUT_METHODS.has(request.method))
+      return handle(request, extra, channelOf(session, extra), options.contextOf(extra.signal));
+    // A stateless client: what the upstream asks of it on the way comes back as `input_required`.
+    const ctx = options.contextOf(extra.signal);
+    const params = request.params;
+    const round = {
+      method: request.method,
+      name: String(params?.[request.method === "resources/read" ? "uri" : "name"] ?? ""),
+      args: params?.arguments ?? {},
+      principal: ctx.principal.id,
+      input: rounds.input,
+    };
+    try {
+      return await rounds.rounds.serve(
+        round,
+        () => admitRetry(request, ctx),
+        (ask, signal) =>
+          handle(request, extra, askingChannel(session, extra, ask), options.contextOf(signal)),
+      );
+    } catch (error) {
+      throw relayFailure(error, services.logger);
+    }
+  };
+  server.fallbackNotificationHandler = async (notification) => {
+    if (notification.method === "notifications/roots/list_changed") {
+      hub.forwardToUpstreams(notification.method, notification.params);
+    }
+  };
+  server.onclose = () => hub.remove(key);
+  if (options.joinsHub !== false) hub.add(session);
+  return server;
+
+  /** Relays one request, asking the client through `channel` what the upstream asks on the way. */
+  async function handle(
+    request: JSONRPCRequest,
+    extra: Extra,
+    channel: RequestChannel,
+    ctx: RequestContext,
+  ): Promise<Record<string, unknown>> {
     const leaves: (() => void)[] = [];
-    const channel = channelOf(session, extra);
     const call: RelayCall = {
-      ctx: options.contextOf(extra.signal),
+      ctx,
       owner: key,
       onProgress: progressRelay(request.params, extra),
       onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
@@ -122,15 +169,24 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     } finally {
       for (const leave of leaves) leave();
     }
-  };
-  server.fallbackNotificationHandler = async (notification) => {
-    if (notification.method === "notifications/roots/list_changed") {
-      hub.forwardToUpstreams(notification.method, notification.params);
+  }
+
+  /**
+   * Lets the retry of a held request through as its first request was: a tool call is admitted
+   * again (roles, tenant, policies as they are now), anything else needs the caller to use upstreams.
+   */
+  async function admitRetry(request: JSONRPCRequest, ctx: RequestContext): Promise<void> {
+    const tool = request.method === "tools/call" ? String(request.params?.name) : undefined;
+    const route = `mcp:${tool ?? request.method}`;
+    try {
+      await (tool
+        ? services.operations.admit(relayToolCall, ctx, { route })
+        : services.operations.admit(relayRequest, ctx, { route }));
+    } catch (error) {
+      if (!refusedAsUnknown(error)) throw error;
+      throw tool ? unknownTool(tool) : methodNotFound(request.method);
     }
-  };
-  server.onclose = () => hub.remove(key);
-  if (options.joinsHub !== false) hub.add(session);
-  return server;
+  }
 
   async function callTool(params: Params, call: RelayCall, extra: Extra): Promise<Record<string, unknown>> {
     const name = params?.name;
@@ -268,5 +324,16 @@ function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
     session,
     sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
     sendRequest: (request, options) => extra.sendRequest(request as ServerRequest, AnyResult, options),
+  };
+}
+
+/** The channel of a stateless client's request: what the upstream asks goes to its rounds of input. */
+function askingChannel(session: FrontDoorSession, extra: Extra, ask: AskClient): RequestChannel {
+  return {
+    session,
+    refusesUndeclared: true,
+    // Along the answer to the request that started it, while that is open (logs, progress).
+    sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
+    sendRequest: (request, options) => ask(request.method, request.params, options.signal),
   };
 }
