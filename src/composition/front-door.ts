@@ -11,7 +11,7 @@ import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
 import { InputRounds, type StatelessInput } from "../edges/mcp/front-door/input-rounds.js";
 import { RequestStateCodec } from "../edges/mcp/front-door/request-state.js";
-import { createFrontDoorServer } from "../edges/mcp/front-door/server.js";
+import { createFrontDoorServer, refusedByName } from "../edges/mcp/front-door/server.js";
 import type { EdgeServices } from "./edge-services.js";
 import { createUiResourceGate } from "./open-approvals.js";
 
@@ -38,6 +38,8 @@ export interface FrontDoor {
     contextOf: (signal: AbortSignal) => RequestContext,
     input: StatelessInput,
   ): Server;
+  /** Whether a stateless call of tool `name` is refused before its body is read (`refusedByName`). */
+  refusesTool(name: string, ctx: RequestContext): Promise<boolean>;
   /**
    * Holds readiness until the required catalogue was projected; ready at once without one. Always
    * present, as a reload may add a catalogue.
@@ -129,6 +131,7 @@ export function createFrontDoor(
         joinsHub: false,
         inputRounds: { rounds: inputRounds, input },
       }),
+    refusesTool: (name, ctx) => refusedByName(edges, relay, name, ctx),
     readiness: {
       name: "required_catalogue",
       check: () => {

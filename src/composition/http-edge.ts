@@ -48,6 +48,7 @@ export function httpEdge(
         ...(frontDoor && {
           sessionServer: frontDoor.sessionServer,
           statelessServer: frontDoor.statelessServer,
+          refusesTool: frontDoor.refusesTool,
           serverStream: true,
         }),
         ...(authentication && { authentication: authentication.http }),

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -321,9 +322,24 @@ describe("the front door, stateless", () => {
     });
   });
 
-  it("answers an unknown upstream tool as unknown, with the request's id", async () => {
-    const { body } = await post(baseUrl, "tools/call", { name: "no_such_tool", arguments: {} }, { id: 5 });
-    expect([body.id, body.error?.code]).toEqual([5, -32601]);
+  it("answers an unknown upstream tool as unknown, from its Mcp-Name before the body (id null)", async () => {
+    const { status, body } = await post(
+      baseUrl,
+      "tools/call",
+      { name: "no_such_tool", arguments: {} },
+      { id: 5 },
+    );
+    expect([status, body.id, body.error?.code]).toEqual([404, null, -32601]);
+  });
+
+  it("answers a tool whose Mcp-Name disagrees with the body with -32020 and the request's id", async () => {
+    const { status, body } = await post(
+      baseUrl,
+      "tools/call",
+      { name: "no_such_tool", arguments: {} },
+      { id: 6, headers: { "mcp-name": "add" } },
+    );
+    expect([status, body.id, body.error?.code]).toEqual([400, 6, -32020]);
   });
 });
 
@@ -363,7 +379,54 @@ ${MATH}`));
       { name: "add", arguments: { a: 1, b: 1 } },
       { headers: { "x-api-key": watcher }, id: 8 },
     );
-    expect([refused.body.id, refused.body.error?.code]).toEqual([8, -32601]);
+    // Refused by its headers, before the body (and the id in it) was read.
+    expect([refused.status, refused.body.id, refused.body.error?.code]).toEqual([404, null, -32601]);
+    expect(refused.body.error?.message).toBe("Unknown tool: add");
+  });
+
+  it("refuses a denied tool by its Mcp-Name before reading the body", async () => {
+    const watcher = await createApiKey(gw, "watcher");
+    const dev = await createApiKey(gw, "dev");
+    // A body announced but never sent: only an answer that does not wait for it arrives.
+    const unsent = (key: string, tool: string) =>
+      new Promise<{ status: number; body: string }>((resolveAnswer, reject) => {
+        const req = httpRequest(new URL("/mcp", baseUrl), {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "content-length": "100000",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": REVISION,
+            "mcp-method": "tools/call",
+            "mcp-name": tool,
+            "x-api-key": key,
+          },
+        });
+        req.on("response", (res) => {
+          let body = "";
+          res.on("data", (chunk) => {
+            body += chunk;
+          });
+          res.on("end", () => resolveAnswer({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.write('{"jsonrpc":"2.0",');
+        setTimeout(() => {
+          req.destroy();
+          reject(new Error("no answer before the body"));
+        }, 1_000).unref();
+      });
+    const refused = await unsent(watcher, "add");
+    expect(refused.status).toBe(404);
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32601, message: "Unknown tool: add" },
+    });
+    expect((await unsent(dev, "no_such_tool")).status).toBe(404);
+    // A tool the caller may call waits for its body, as does a management tool.
+    await expect(unsent(dev, "add")).rejects.toThrow("no answer before the body");
+    await expect(unsent(watcher, "gateway_list")).rejects.toThrow("no answer before the body");
   });
 });
 

@@ -86,6 +86,15 @@ export class FrontDoorRelay {
   }
 
   /**
+   * Whether `name` is an upstream tool this tenant is offered (projected, not withdrawn, not denied
+   * by a policy): what `tools/list` would show it, but for the listing's per-caller hiding.
+   */
+  offers(name: string, tenant: string | null): boolean {
+    const projected = this.projection.find(name);
+    return projected !== undefined && offeredTo(this.services, projected, tenant);
+  }
+
+  /**
    * `tools/call` of an upstream tool; throws `ToolNotFoundError` for a name the projection lacks, and
    * for a tool a policy or a withdrawal hides from this caller (refused and recorded as such first).
    * Run by the `relay-tool-call` operation (`execute` waits for the call's events with

@@ -13,6 +13,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   onRequestHookHandler,
+  preParsingHookHandler,
 } from "fastify";
 import type { Principal, RequestContext } from "../../app/context.js";
 import type { McpEndpointServices } from "../../app/edge-services.js";
@@ -30,7 +31,7 @@ import {
 } from "../http/plugins/authentication.js";
 import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
-import { transportRefusal } from "./error-mapping.js";
+import { statelessRefusal, transportRefusal } from "./error-mapping.js";
 import type { StatelessInput } from "./front-door/input-rounds.js";
 import { readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer, SERVER_NAME } from "./management-server.js";
@@ -46,6 +47,7 @@ import {
   readStatelessPost,
   STATELESS_CLIENT,
   type StatelessRequest,
+  statelessToolName,
   statelessWriting,
 } from "./stateless-request.js";
 
@@ -73,6 +75,11 @@ export interface McpEndpointOptions {
     contextOf: (signal: AbortSignal) => RequestContext,
     input: StatelessInput,
   ) => Server;
+  /**
+   * Whether a stateless `tools/call` of the tool its `Mcp-Name` header names is refused whatever
+   * its body says (see `FrontDoor.refusesTool`): answered before the body is read.
+   */
+  refusesTool?: (name: string, ctx: RequestContext) => Promise<boolean>;
   /**
    * Whether GET opens the server-to-client SSE stream (front door: `notifications/tools/list_changed`);
    * otherwise GET answers 405 (egress sends no server-initiated messages).
@@ -133,6 +140,8 @@ export class McpHttpEndpoint {
   /** Rebuilds under way, so that concurrent requests for one session build it once. */
   private readonly restoring = new Map<string, Promise<Session | undefined>>();
   private readonly caps: SessionCaps;
+  /** Callers authenticated before the body was read (see `refuseByName`), not authenticated again. */
+  private readonly earlyCallers = new WeakMap<FastifyRequest, Caller>();
 
   /** The open GET streams (front door): caps, longest age, revocation. */
   private readonly streams: ServerStreams;
@@ -175,7 +184,13 @@ export class McpHttpEndpoint {
       else done();
     };
     const errorHandler = transportErrors(this.services.logger);
-    app.post(path, { onRequest, errorHandler }, (request, reply) => this.handlePost(request, reply));
+    const preParsing: preParsingHookHandler = async (request, reply, payload) => {
+      if (await this.refuseByName(request, reply)) return reply as never;
+      return payload;
+    };
+    app.post(path, { onRequest, preParsing, errorHandler }, (request, reply) =>
+      this.handlePost(request, reply),
+    );
     app.delete(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
     if (this.options.serverStream) {
       app.get(path, { onRequest }, (request, reply) => this.handleExisting(request, reply));
@@ -189,10 +204,31 @@ export class McpHttpEndpoint {
     );
   }
 
+  /**
+   * Refuses a stateless `tools/call` by its headers alone, before its body is read, when the tool
+   * its `Mcp-Name` names is one the caller may not call or is not offered (MCP 2026-07-28 mirrors
+   * the name in the header for this): 404 with -32601 `Unknown tool`, as the answer after reading
+   * it would be, but with a null id, since the request's id is in the unread body. A request whose
+   * credentials fail is answered here too (once). Answers whether it answered.
+   */
+  private async refuseByName(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const refuses = this.options.refusesTool;
+    const name = refuses ? statelessToolName(request.headers) : null;
+    if (!refuses || name === null) return false;
+    const caller = await this.authenticate(request, reply);
+    if (!caller) return true;
+    this.earlyCallers.set(request, caller);
+    const ctx = this.contextFor("stateless", { caller })(new AbortController().signal);
+    if (!(await refuses(name, ctx))) return false;
+    const answer = statelessRefusal(new GatewayError("MethodNotFoundError", `Unknown tool: ${name}`), null);
+    reply.status(answer.status).send(answer.body);
+    return true;
+  }
+
   private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.body === MALFORMED_BODY) return reply.status(400).send(rpcError(-32700, "Parse error"));
     if (request.headers["mcp-session-id"]) return this.handleExisting(request, reply);
-    const caller = await this.authenticate(request, reply);
+    const caller = this.earlyCallers.get(request) ?? (await this.authenticate(request, reply));
     if (!caller) return;
     const body = request.body;
     if (!isInitializeRequest(body)) {

@@ -162,6 +162,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The tool a stateless `tools/call` names in its headers (`Mcp-Name`, Base64 sentinel decoded),
+ * read before its body; null for any other request, or when a header is missing or unreadable.
+ * The body is checked against the headers later all the same (-32020).
+ */
+export function statelessToolName(headers: IncomingHttpHeaders): string | null {
+  if (headers["mcp-session-id"] !== undefined) return null;
+  if (single(headers["mcp-protocol-version"]) !== STATELESS_REVISION) return null;
+  if (single(headers["mcp-method"]) !== "tools/call") return null;
+  const raw = single(headers["mcp-name"]);
+  return raw === undefined ? null : decodeHeaderValue(raw);
+}
+
 type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
 let loading: Promise<Classifier> | undefined;
 

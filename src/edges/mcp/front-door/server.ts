@@ -230,6 +230,28 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   }
 }
 
+/**
+ * Whether a stateless `tools/call` of `name` (its `Mcp-Name` header, read before the body) is
+ * refused whatever its body says: an upstream tool the caller may not call (admission refuses it,
+ * and publishes the refusal) or is not offered (unknown, withdrawn, denied by a policy). Management
+ * tools are left to the request itself.
+ */
+export async function refusedByName(
+  services: FrontDoorServerServices,
+  relay: FrontDoorRelay,
+  name: string,
+  ctx: RequestContext,
+): Promise<boolean> {
+  if (frontDoorTool(name)) return false;
+  try {
+    await services.operations.admit(relayToolCall, ctx, { route: `mcp:${name}` });
+  } catch (error) {
+    if (refusedAsUnknown(error)) return true;
+    throw error;
+  }
+  return !relay.offers(name, ctx.principal.tenant_id);
+}
+
 /** An admission refusal, which the front door answers as an unknown tool or method (spec 2 §4, shape 3). */
 function refusedAsUnknown(error: unknown): boolean {
   return (
