@@ -16,14 +16,29 @@ export const BASELINE_CLASSES = {
   "gateway-transport": "Airlock's own streamable HTTP endpoint behaves differently from the fixture's",
   "bridged-from-2025":
     "Airlock reaches the upstream over a 2025-11-25 session, whose requests for input name no key and follow the capabilities Airlock declared there, not the client's",
+  "gateway-capabilities":
+    "the upstream asks by the client capabilities Airlock declares to it (all it relays), not by those of the client the request came from",
 } as const;
 
 export type BaselineClass = keyof typeof BASELINE_CLASSES;
+
+/** How Airlock reaches the fixture in a run through its front door. */
+export type UpstreamTransport = "stdio" | "remote";
 
 export interface BaselineEntry {
   scenario: string;
   class: BaselineClass;
   reason: string;
+  /** The one upstream transport the entry holds for; both without it. */
+  upstream?: UpstreamTransport;
+}
+
+/** The entries that hold for a run through `upstream`. */
+export function forUpstream(
+  baseline: readonly BaselineEntry[],
+  upstream: UpstreamTransport,
+): BaselineEntry[] {
+  return baseline.filter((entry) => entry.upstream === undefined || entry.upstream === upstream);
 }
 
 export function isFixtureEntry(entry: BaselineEntry): boolean {
@@ -44,7 +59,11 @@ export function baselineProblems(document: unknown, knownScenarios: readonly str
   entries.forEach((raw, index) => {
     const entry = (raw ?? {}) as Partial<Record<keyof BaselineEntry, unknown>>;
     const at = `entries[${index}]`;
-    const keys = Object.keys(entry).filter((key) => !["scenario", "class", "reason"].includes(key));
+    const keys = Object.keys(entry).filter(
+      (key) => !["scenario", "class", "reason", "upstream"].includes(key),
+    );
+    if (entry.upstream !== undefined && entry.upstream !== "stdio" && entry.upstream !== "remote")
+      problems.push(`${at}: upstream must be "stdio" or "remote"`);
     if (keys.length > 0) problems.push(`${at}: unknown key(s) ${keys.join(", ")}`);
     if (typeof entry.scenario !== "string" || !knownScenarios.includes(entry.scenario)) {
       problems.push(

@@ -554,7 +554,8 @@ describe("RemoteUpstreamFactory falling back to the old SSE transport", () => {
     const server = await serveStreamable({ require: { name: "x-api-key", value: "right" } });
     const error = await connectError(server.url, { auth: { type: "api_key", token: TOKEN } });
     expect(error.message).toBe("initialize failed: the endpoint answered HTTP 401 (check the auth block)");
-    expect(server.seen.map((request) => request.method)).toEqual(["POST"]);
+    // The revision probe (`server/discover`), then `initialize`; no GET of the old SSE transport.
+    expect(server.seen.map((request) => request.method)).toEqual(["POST", "POST"]);
   });
 
   it("names both answers when neither transport is there", async () => {

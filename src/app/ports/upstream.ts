@@ -41,10 +41,15 @@ export interface ProgressUpdate {
  */
 export interface UpstreamPeer {
   notification(method: string, params: Record<string, unknown> | undefined): void;
+  /**
+   * `key`: the input key an upstream of revision 2026-07-28 named the request by in its
+   * `input_required` result (a stateless client is asked under the same key).
+   */
   request(
     method: string,
     params: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    key?: string,
   ): Promise<Record<string, unknown>>;
 }
 

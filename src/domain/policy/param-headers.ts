@@ -156,6 +156,27 @@ export function paramHeaderRefusal(
 }
 
 /**
+ * The methods whose `Mcp-Name` header mirrors a body field (MCP 2026-07-28, "Standard Request
+ * Headers"), and that field.
+ */
+export const MCP_NAME_FIELD: Readonly<Record<string, "name" | "uri">> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/**
+ * A header value that carries `text`: as it is when it is visible ASCII without surrounding
+ * spaces, else in the `=?base64?…?=` form (Base64 of its UTF-8), which {@link decodeHeaderValue}
+ * reads back.
+ */
+export function encodeHeaderValue(text: string): string {
+  if (/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(text) && !text.startsWith(BASE64_OPEN)) return text;
+  const bytes = new TextEncoder().encode(text);
+  return `${BASE64_OPEN}${btoa(String.fromCharCode(...bytes))}${BASE64_CLOSE}`;
+}
+
+/**
  * The text a header carries: a `=?base64?…?=` value decoded (null when it is not Base64 of UTF-8),
  * any other value as sent, without the surrounding whitespace HTTP does not keep.
  */

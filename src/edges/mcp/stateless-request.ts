@@ -7,7 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../domain/errors.js";
-import { decodeHeaderValue } from "../../domain/policy/param-headers.js";
+import { decodeHeaderValue, MCP_NAME_FIELD } from "../../domain/policy/param-headers.js";
 import { statelessRefusal, type TransportAnswer } from "./error-mapping.js";
 import { INPUT_METHODS, type StatelessInput } from "./front-door/input-rounds.js";
 import { readableRequestId, readMessage } from "./jsonrpc-message.js";
@@ -41,13 +41,6 @@ const META = {
   clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
-
-/** The methods whose `Mcp-Name` header mirrors a body field (spec 2026-07-28, "Standard Request Headers"). */
-const NAMED_BY: Readonly<Record<string, "name" | "uri">> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-};
 
 /** A stateless request the endpoint serves. */
 export interface StatelessRequest {
@@ -333,7 +326,7 @@ function headerMismatch(
   if (method !== message.method) {
     return `Mcp-Method header value '${method}' does not match body value '${message.method}'`;
   }
-  const field = NAMED_BY[message.method];
+  const field = MCP_NAME_FIELD[message.method];
   if (field === undefined) return null;
   const bodyValue = (message.params as Record<string, unknown> | undefined)?.[field];
   const raw = single(headers["mcp-name"]);

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { HttpClient } from "../../../app/ports/endpoint-guard.js";
 import type { CallOptions, ToolCallResult } from "../../../app/ports/upstream.js";
 import { McpSessionConnection } from "../session/mcp-session-connection.js";
+import type { StatelessUpstream } from "../session/stateless-upstream.js";
 import type { ConnectionWatch, RemoteTransportKind } from "./connection-watch.js";
 import { requestFailure } from "./failure-messages.js";
 import { withCallHeaders } from "./scoped-fetch.js";
@@ -23,6 +24,8 @@ export interface RemoteConnectionParts {
   /** `host:port` of the endpoint, for messages. */
   readonly host: string;
   readonly secrets: readonly string[];
+  /** Set for an upstream of the stateless revision (see `McpSessionConnection`). */
+  readonly stateless?: StatelessUpstream | false | undefined;
 }
 
 /**
@@ -37,18 +40,22 @@ export interface RemoteConnectionParts {
  */
 export class RemoteConnection extends McpSessionConnection {
   constructor(private readonly parts: RemoteConnectionParts) {
-    super(parts.client, {
-      ended: parts.watch.ended,
-      beforeClose: (endedAlready) => {
-        parts.watch.stop();
-        return endedAlready ? undefined : terminate(parts.transport);
+    super(
+      parts.client,
+      {
+        ended: parts.watch.ended,
+        beforeClose: (endedAlready) => {
+          parts.watch.stop();
+          return endedAlready ? undefined : terminate(parts.transport);
+        },
+        release: () => parts.http.close(),
+        releaseBeforeAnnouncing: true,
+        closedReason: (closeRequested) => (closeRequested ? "closed" : "connection lost"),
+        describeFailure: (error, what) =>
+          requestFailure(error, what, { host: parts.host, secrets: parts.secrets }),
       },
-      release: () => parts.http.close(),
-      releaseBeforeAnnouncing: true,
-      closedReason: (closeRequested) => (closeRequested ? "closed" : "connection lost"),
-      describeFailure: (error, what) =>
-        requestFailure(error, what, { host: parts.host, secrets: parts.secrets }),
-    });
+      parts.stateless || undefined,
+    );
   }
 
   /**

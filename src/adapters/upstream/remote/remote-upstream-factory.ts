@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { EndpointGuard, HttpClient, HttpClientFactory } from "../../../app/ports/endpoint-guard.js";
 import type {
   ConnectOptions,
@@ -14,13 +15,16 @@ import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.
 import {
   type ClientInfo,
   createSessionClient,
+  DEFAULT_CLIENT_INFO,
   recordProtocolVersion,
 } from "../session/mcp-session-connection.js";
+import { statelessEnvelope } from "../session/stateless-upstream.js";
 import { ConnectionWatch, type RemoteTransportKind, STREAM_RECONNECTION } from "./connection-watch.js";
 import { connectFailure, httpStatusOf, lostRequestAnswer, shouldFallBackToSse } from "./failure-messages.js";
 import { RemoteConnection } from "./remote-connection.js";
 import { type RemoteSettings, readRemoteSettings } from "./remote-settings.js";
 import { createScopedFetch } from "./scoped-fetch.js";
+import { probeStateless, statelessHeaders } from "./stateless-probe.js";
 
 export interface RemoteUpstreamOptions {
   /** Sent as `clientInfo` in `initialize`; pass the gateway's name and version. */
@@ -132,14 +136,22 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
     timeoutMs: number,
   ): Promise<AttemptResult> {
     const http = opened.http as HttpClient;
-    const watch = new ConnectionWatch(kind);
-    const fetch = createScopedFetch({
+    const scoped = {
       base: http.fetch,
       headers: settings.headers,
       ...(settings.auth !== undefined && { auth: settings.auth }),
       readTimeoutMs: settings.readTimeoutMs,
-      observer: watch,
-    });
+    };
+    // An upstream of the stateless revision alone is spoken to as one; any other opens a session.
+    const envelope = statelessEnvelope(this.options.clientInfo ?? DEFAULT_CLIENT_INFO);
+    const stateless =
+      kind === "streamable_http"
+        ? await probeStateless(createScopedFetch(scoped), endpoint, envelope, timeoutMs)
+        : undefined;
+    if (opened.abandoned) throw new Error("abandoned");
+    const watch = new ConnectionWatch(kind);
+    const observed = createScopedFetch({ ...scoped, observer: watch });
+    const fetch = stateless ? statelessHeaders(observed) : observed;
     const transport =
       kind === "sse"
         ? new SSEClientTransport(endpoint, { fetch })
@@ -153,7 +165,10 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
     const context = { host: endpoint.host, secrets: settings.secrets };
     try {
       await Promise.race([
-        client.connect(transport, { timeout: timeoutMs }),
+        // No `initialize` for a stateless upstream: the client is only wired to its transport.
+        stateless
+          ? Protocol.prototype.connect.call(client, transport)
+          : client.connect(transport, { timeout: timeoutMs }),
         watch.ended.then((reason) => Promise.reject(new Error(reason))),
       ]);
     } catch (error) {
@@ -164,7 +179,18 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       const fallBack = kind === "streamable_http" && shouldFallBackToSse(error);
       return fallBack ? { failure, fallBackStatus: httpStatusOf(error) } : { failure };
     }
-    return { connection: new RemoteConnection({ client, transport, kind, watch, http, ...context }) };
+    const upstream = stateless && { capabilities: stateless.capabilities, envelope };
+    return {
+      connection: new RemoteConnection({
+        client,
+        transport,
+        kind,
+        watch,
+        http,
+        ...context,
+        stateless: upstream,
+      }),
+    };
   }
 }
 

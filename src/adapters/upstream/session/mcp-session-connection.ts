@@ -12,6 +12,7 @@ import {
 } from "../../../app/ports/upstream.js";
 import type { ToolSchema } from "../../../domain/server/server-spec.js";
 import { DirectRequests } from "./direct-requests.js";
+import { STATELESS_REVISION, type StatelessUpstream, StatelessUpstreamLane } from "./stateless-upstream.js";
 
 /**
  * Most `tools/list` pages followed. A server whose cursors never end would otherwise keep the call
@@ -194,20 +195,31 @@ export class McpSessionConnection implements UpstreamConnection {
   private peer: UpstreamPeer | null = null;
   /** The lane of the relayed requests; none for a client that is not connected (its calls fail). */
   private readonly direct: DirectRequests | undefined;
+  /** The requests of a stateless upstream (none for a session's). */
+  private readonly lane: StatelessUpstreamLane | undefined;
 
+  /**
+   * `stateless`: the upstream speaks revision 2026-07-28 and `client` was connected to its
+   * transport without `initialize` (`Protocol.connect`); every request then goes through the direct
+   * lane with the envelope, and an `input_required` answer is fulfilled through the peer.
+   */
   constructor(
     private readonly client: Client,
     private readonly ends: SessionEnds,
+    private readonly stateless?: StatelessUpstream,
   ) {
     void ends.ended.then((reason) => this.endUnasked(reason));
     const transport = client.transport;
     if (transport) {
       this.direct = new DirectRequests(transport, requestIds(client));
       routeIncoming(transport, this.direct);
+      if (stateless) this.lane = new StatelessUpstreamLane(this.direct, stateless, () => this.peer);
     }
     // Whatever the upstream initiates goes to the peer (front door) unchanged; progress and
     // cancellation of the gateway's own requests are handled by the SDK before this.
     client.fallbackNotificationHandler = async (notification) => {
+      // The acknowledgement of the lane's own listen stream is for no client.
+      if (notification.method === "notifications/subscriptions/acknowledged") return;
       this.peer?.notification(notification.method, notification.params);
     };
     client.fallbackRequestHandler = async (request, extra) => {
@@ -218,11 +230,13 @@ export class McpSessionConnection implements UpstreamConnection {
   }
 
   get protocolVersion(): string | undefined {
+    if (this.stateless) return STATELESS_REVISION;
     const transport = this.client.transport;
     return transport ? negotiated.get(transport) : undefined;
   }
 
   get serverCapabilities(): Record<string, unknown> {
+    if (this.stateless) return this.stateless.capabilities;
     return (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
   }
 
@@ -235,10 +249,14 @@ export class McpSessionConnection implements UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
+    const local = this.lane?.local(method, params);
+    if (local) return Promise.resolve(local);
     return this.request(method, method, params, options, AnyResultSchema, isResultObject);
   }
 
   async notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    // The stateless revision has no notification from client to server.
+    if (this.stateless) return;
     await this.client.notification({ method, ...(params !== undefined && { params }) } as never);
   }
 
@@ -261,9 +279,18 @@ export class McpSessionConnection implements UpstreamConnection {
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const timeout = Math.max(1, deadline - performance.now());
       const params = cursor === undefined ? undefined : { cursor };
-      const result = await this.guard("tools/list", options, (scoped) =>
-        this.client.listTools(params, { signal: scoped.signal, timeout }),
-      );
+      const result: ListedPage = this.stateless
+        ? ((await this.request(
+            "tools/list",
+            "tools/list",
+            params,
+            { ...options, timeoutMs: timeout },
+            ListedTools,
+            isListing,
+          )) as ListedPage)
+        : await this.guard("tools/list", options, (scoped) =>
+            this.client.listTools(params, { signal: scoped.signal, timeout }),
+          );
       for (const tool of result.tools) tools.push(toToolSchema(tool));
       if (!result.nextCursor || result.nextCursor === cursor) return tools;
       cursor = result.nextCursor;
@@ -305,6 +332,15 @@ export class McpSessionConnection implements UpstreamConnection {
     accepts: (result: unknown) => result is Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     const direct = this.direct;
+    const lane = this.lane;
+    if (lane) {
+      try {
+        const result = await lane.request(method, params, options);
+        return accepts(result) ? result : schema.parse(result);
+      } catch (error) {
+        throw this.translate(error, what, options);
+      }
+    }
     if (direct === undefined || params?.task !== undefined) {
       return this.guard(what, options, (scoped) =>
         this.client.request(
@@ -324,6 +360,7 @@ export class McpSessionConnection implements UpstreamConnection {
 
   close(): Promise<void> {
     this.closeRequested = true;
+    this.lane?.close();
     if (!this.closing) {
       const first = this.ends.beforeClose?.(this.endedWithoutClose !== undefined);
       this.closing = Promise.resolve(first).then(() => this.release());
@@ -411,6 +448,21 @@ function withTraceContext(meta: unknown, trace: Readonly<Record<string, string>>
 }
 
 type ListedTool = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
+type ListedPage = { tools: ListedTool[]; nextCursor?: string | undefined };
+
+/** A `tools/list` result of a stateless upstream: its `tools` a list of objects with a string name. */
+const ListedTools = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string(), inputSchema: z.looseObject({}) })),
+  nextCursor: z.string().optional(),
+});
+
+function isListing(value: unknown): value is z.infer<typeof ListedTools> {
+  const tools = (value as { tools?: unknown } | null)?.tools;
+  return (
+    Array.isArray(tools) &&
+    tools.every((tool) => typeof tool?.name === "string" && typeof tool?.inputSchema === "object")
+  );
+}
 
 function toToolSchema(tool: ListedTool): ToolSchema {
   const { name, description, inputSchema, outputSchema, ...listing } = tool;

@@ -12,6 +12,7 @@ export type AskClient = (
   method: string,
   params: Record<string, unknown> | undefined,
   signal: AbortSignal,
+  key?: string,
 ) => Promise<Record<string, unknown>>;
 
 /** What a round of a held request ends with. */
@@ -23,9 +24,10 @@ export type RoundOutcome =
   | { readonly kind: "missing"; readonly capabilities: readonly string[] };
 
 /**
- * The requests an upstream of revision 2025-11-25 makes of its client, the capability each needs,
- * and the prefix of the input key the gateway names it by (`elicitation_1`, `sampling_2`, ...: the
- * upstream's requests carry no key of their own, so they are numbered in the order they come).
+ * The requests an upstream makes of its client, the capability each needs, and the prefix of the
+ * input key the gateway names it by (`elicitation_1`, `sampling_2`, ...): a request of a 2025-11-25
+ * upstream carries no key of its own, so they are numbered in the order they come; one of a
+ * 2026-07-28 upstream keeps the key the upstream named it by.
  */
 export const INPUT_KINDS: Readonly<
   Record<string, { readonly capability: "elicitation" | "sampling" | "roots"; readonly prefix: string }>
@@ -128,10 +130,11 @@ export class HeldRequest {
     this.controller.abort(reason);
   }
 
-  private readonly ask: AskClient = (method, params, signal) => {
+  private readonly ask: AskClient = (method, params, signal, named) => {
     const kind = INPUT_KINDS[method];
     if (!kind) return Promise.reject(new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`));
-    const key = `${kind.prefix}_${++this.ordinal}`;
+    const ordinal = ++this.ordinal;
+    const key = named ?? `${kind.prefix}_${ordinal}`;
     const known = this.answers[key];
     if (known !== undefined) return Promise.resolve(known as Record<string, unknown>);
     if (this.declared?.[kind.capability] === undefined) {

@@ -25,7 +25,7 @@ export interface RequestChannel {
   sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
   sendRequest(
     request: { method: string; params?: Record<string, unknown> },
-    options: { signal: AbortSignal },
+    options: { signal: AbortSignal; key?: string | undefined },
   ): Promise<Record<string, unknown>>;
 }
 
@@ -112,14 +112,15 @@ export class FrontDoorHub {
   private peerFor(serverId: string): UpstreamPeer {
     return {
       notification: (method, params) => this.fromUpstream(serverId, method, params),
-      request: async (method, params, signal) => {
+      request: async (method, params, signal, key) => {
         const channel = this.latest(serverId);
         try {
           const session = channel?.session ?? [...this.sessions.values()].at(-1);
           if (!session)
             throw new McpError(ErrorCode.MethodNotFound, `No client connected to answer ${method}`);
           if (!channel?.refusesUndeclared) refuseUndeclared(session.server, method);
-          if (channel) return await channel.sendRequest({ method, ...(params && { params }) }, { signal });
+          if (channel)
+            return await channel.sendRequest({ method, ...(params && { params }) }, { signal, key });
           return await session.server.request({ method, ...(params && { params }) } as never, AnyResult, {
             signal,
           });

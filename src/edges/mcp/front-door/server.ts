@@ -356,6 +356,6 @@ function askingChannel(session: FrontDoorSession, extra: Extra, ask: AskClient):
     refusesUndeclared: true,
     // Along the answer to the request that started it, while that is open (logs, progress).
     sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
-    sendRequest: (request, options) => ask(request.method, request.params, options.signal),
+    sendRequest: (request, options) => ask(request.method, request.params, options.signal, options.key),
   };
 }

@@ -1,0 +1,106 @@
+import type { FetchFunction } from "../../../app/ports/endpoint-guard.js";
+import { encodeHeaderValue, MCP_NAME_FIELD } from "../../../domain/policy/param-headers.js";
+import { STATELESS_REVISION } from "../session/stateless-upstream.js";
+
+/** What `server/discover` told of an upstream that serves the stateless revision. */
+export interface StatelessDiscovery {
+  readonly capabilities: Record<string, unknown>;
+}
+
+/** The longest the probe may take; a server that does not answer by then is spoken to with `initialize`. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * Asks `endpoint` for `server/discover` as a client of revision 2026-07-28 would (the revision's
+ * headers and `_meta` envelope), and answers what it discovered when the upstream serves that
+ * revision (a server of both eras included: the newest revision it serves is spoken). Anything else
+ * (the 4xx of a server of the session revisions alone, an error, a timeout) answers undefined: the
+ * gateway then opens a session with `initialize`, as the revision's backward compatibility says.
+ */
+export async function probeStateless(
+  fetch: FetchFunction,
+  endpoint: URL,
+  envelope: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<StatelessDiscovery | undefined> {
+  const body = { jsonrpc: "2.0", id: 0, method: "server/discover", params: { _meta: envelope } };
+  let text: string;
+  let type: string;
+  try {
+    const res = await fetch(endpoint, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": STATELESS_REVISION,
+        "mcp-method": "server/discover",
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(Math.min(timeoutMs, PROBE_TIMEOUT_MS)),
+    });
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    type = res.headers.get("content-type") ?? "";
+    text = await res.text();
+  } catch {
+    return undefined;
+  }
+  const result = answerOf(text, type);
+  const versions = Array.isArray(result?.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
+  if (!versions.includes(STATELESS_REVISION)) return undefined;
+  const capabilities = result?.capabilities;
+  return {
+    capabilities:
+      typeof capabilities === "object" && capabilities !== null
+        ? (capabilities as Record<string, unknown>)
+        : {},
+  };
+}
+
+/** The `result` of the answer to request 0, from a JSON body or an SSE stream's events. */
+function answerOf(text: string, type: string): Record<string, unknown> | undefined {
+  const bodies = type.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trim())
+    : [text];
+  for (const candidate of bodies) {
+    try {
+      const message = JSON.parse(candidate) as { id?: unknown; result?: unknown };
+      if (message.id === 0 && typeof message.result === "object" && message.result !== null)
+        return message.result as Record<string, unknown>;
+    } catch {
+      // Not JSON: not the answer.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Wraps `fetch` so that each message posted to a stateless upstream carries the headers the
+ * revision requires beside its body: `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for
+ * `tools/call` and `prompts/get` (the name) and `resources/read` (the URI), Base64-encoded in the
+ * revision's `=?base64?…?=` form when it is not plain visible ASCII.
+ */
+export function statelessHeaders(fetch: FetchFunction): FetchFunction {
+  return (url, init) => {
+    if (init?.method !== "POST" || typeof init.body !== "string") return fetch(url, init);
+    let message: { method?: unknown; params?: Record<string, unknown> };
+    try {
+      message = JSON.parse(init.body) as typeof message;
+    } catch {
+      return fetch(url, init);
+    }
+    if (typeof message.method !== "string") return fetch(url, init);
+    const headers = new Headers(init.headers);
+    headers.set("mcp-protocol-version", STATELESS_REVISION);
+    headers.set("mcp-method", message.method);
+    const field = MCP_NAME_FIELD[message.method];
+    const name = field === undefined ? undefined : message.params?.[field];
+    if (typeof name === "string") headers.set("mcp-name", encodeHeaderValue(name));
+    return fetch(url, { ...init, headers });
+  };
+}

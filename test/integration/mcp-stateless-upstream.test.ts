@@ -1,0 +1,158 @@
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DUAL_ERA_FIXTURE, startFixtureHttp } from "../conformance/fixture.js";
+import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+
+/**
+ * An upstream of revision 2026-07-28 (the dual-era fixture over streamable HTTP, which answers
+ * `server/discover`): Airlock speaks that revision to it, with no `initialize`, and bridges its
+ * `input_required` rounds to clients of either revision.
+ */
+
+const REVISION = "2026-07-28";
+
+type Fixture = Awaited<ReturnType<typeof startFixtureHttp>>;
+
+const textOf = (result: unknown) =>
+  (((result as { content?: unknown }).content ?? []) as { text?: string }[])
+    .map((block) => block.text)
+    .join("");
+
+async function statelessCall(baseUrl: string, name: string, extra: Record<string, unknown> = {}) {
+  const res = await fetch(new URL("/mcp", baseUrl), {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": REVISION,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: {},
+        ...extra,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": REVISION,
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+        },
+      },
+    }),
+  });
+  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number } };
+}
+
+describe("an upstream of revision 2026-07-28", () => {
+  let fixture: Fixture;
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    fixture = await startFixtureHttp(DUAL_ERA_FIXTURE);
+    gw = await startTestGateway(`
+tool_access: {mode: front_door}
+mcp_servers:
+  modern:
+    mode: remote
+    endpoint: ${JSON.stringify(fixture.value)}
+`);
+    baseUrl = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+    gw.gateway.startBackground();
+    await waitFor(async () => {
+      const detail = (await gw.app.inject({ method: "GET", url: "/api/mcp_servers/modern" })).json();
+      return detail.meta?.protocol_version !== undefined;
+    }, 20_000);
+  }, 30_000);
+  afterAll(async () => {
+    await gw?.close();
+    await fixture?.stop();
+  });
+
+  it("is spoken to at its own revision, as its server/discover offers, and shown so", async () => {
+    const detail = (await gw.app.inject({ method: "GET", url: "/api/mcp_servers/modern" })).json();
+    expect(detail.meta.protocol_version).toBe(REVISION);
+    const answer = await statelessCall(baseUrl, "test_simple_text");
+    expect(textOf(answer.result ?? {})).toBe("This is a simple text response for testing.");
+  });
+
+  it("relays its input_required to a 2026-07-28 client under its own keys", async () => {
+    const first = await statelessCall(baseUrl, "test_input_required_result_elicitation");
+    expect(first.result).toMatchObject({
+      resultType: "input_required",
+      inputRequests: { user_name: { method: "elicitation/create" } },
+      requestState: expect.any(String),
+    });
+    const retry = await statelessCall(baseUrl, "test_input_required_result_elicitation", {
+      inputResponses: { user_name: { action: "accept", content: { name: "Lin" } } },
+      requestState: first.result?.requestState,
+    });
+    expect(textOf(retry.result ?? {})).toBe("Hello, Lin!");
+  });
+
+  it("asks a 2025-11-25 client on its session what the upstream's input_required asks", async () => {
+    const client = new Client(
+      { name: "session-client", version: "1.0.0" },
+      { capabilities: { elicitation: {} } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { name: "Kim" } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));
+    try {
+      const result = await client.callTool(
+        { name: "test_input_required_result_elicitation", arguments: {} },
+        CallToolResultSchema,
+      );
+      expect(textOf(result)).toBe("Hello, Kim!");
+      expect(asked).toEqual(["What is your name?"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses the upstream's question for a 2025-11-25 client that cannot answer it", async () => {
+    const client = new Client({ name: "no-elicitation", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));
+    try {
+      const outcome = await client
+        .callTool({ name: "test_input_required_result_elicitation", arguments: {} }, CallToolResultSchema)
+        .then(
+          (result) => textOf(result),
+          (error: Error) => error.message,
+        );
+      expect(outcome).toContain("elicitation");
+      expect(outcome).not.toContain("Hello");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves an SDK v2 client's rounds end to end", async () => {
+    const client = new ModernClient(
+      { name: "modern-client", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler("elicitation/create", async () => ({
+      action: "accept",
+      content: { name: "Ode" },
+    }));
+    await client.connect(new ModernTransport(new URL("/mcp", baseUrl)));
+    try {
+      const result = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
+      expect(textOf(result)).toMatch(/^Hello Ode, your favourite colour is /);
+    } finally {
+      await client.close();
+    }
+  });
+});
