@@ -16,8 +16,6 @@ export const BASELINE_CLASSES = {
   "gateway-transport": "Airlock's own streamable HTTP endpoint behaves differently from the fixture's",
   "bridged-from-2025":
     "Airlock reaches the upstream over a 2025-11-25 session, whose requests for input name no key and follow the capabilities Airlock declared there, not the client's",
-  "gateway-capabilities":
-    "the upstream asks by the client capabilities Airlock declares to it (all it relays), not by those of the client the request came from",
 } as const;
 
 export type BaselineClass = keyof typeof BASELINE_CLASSES;

@@ -29,6 +29,8 @@ export interface CallContext {
   extraParams?: Record<string, unknown> | undefined;
   /** W3C trace context of the call's span, sent to the upstream (`ports/tracer.ts`). */
   traceContext?: Readonly<Record<string, string>> | undefined;
+  /** See `CallOptions.clientCapabilities`. */
+  clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
 }
 
 export interface InvokerLimits {
@@ -149,6 +151,7 @@ export class ToolInvoker {
         onProgress: ctx.onProgress,
         extraParams: ctx.extraParams,
         traceContext: ctx.traceContext,
+        clientCapabilities: ctx.clientCapabilities,
       });
       const sizeBytes = utf8Length(relayableJson(result));
       const limit = server.spec.max_response_bytes ?? this.limits.maxResponseBytes;

@@ -36,6 +36,8 @@ export interface RelayCall {
   owner: string;
   /** The caller's trace context from outside `_meta` (see `RouteOptions.traceParent`). */
   traceParent?: Readonly<Record<string, string>> | undefined;
+  /** See `CallOptions.clientCapabilities`. */
+  clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -160,6 +162,7 @@ export class FrontDoorRelay {
       everyGroup: true,
       onProgress: call.onProgress,
       traceParent: call.traceParent,
+      clientCapabilities: call.clientCapabilities,
       ...(extraParams && { extraParams }),
       onRouted: (serverId) => {
         routed = serverId;
@@ -339,6 +342,7 @@ export class FrontDoorRelay {
         timeoutMs: RELAY_TIMEOUT_MS,
         signal: call.ctx.signal,
         onProgress: call.onProgress,
+        clientCapabilities: call.clientCapabilities,
       });
     } finally {
       server.inFlight--;

@@ -26,6 +26,11 @@ export interface CallOptions {
    * `_meta` the caller sent, whose other keys stay).
    */
   traceContext?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The client capabilities of the client the request came from (its `initialize`, or a stateless
+   * request's `_meta`): an upstream of revision 2026-07-28 is told those of them the gateway relays.
+   */
+  clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
 }
 
 export interface ProgressUpdate {

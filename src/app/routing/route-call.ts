@@ -28,6 +28,8 @@ export interface RouteOptions {
    * and `tracestate` HTTP headers); a `traceparent` in `_meta` wins over it.
    */
   traceParent?: Readonly<Record<string, string>> | undefined;
+  /** See `CallOptions.clientCapabilities`. */
+  clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Failures that count against a group member (rotation, circuit breaker); refusals of the caller do not. */
@@ -103,6 +105,7 @@ async function route(
     onProgress: options.onProgress,
     extraParams: options.extraParams,
     traceContext: span.traceContext,
+    clientCapabilities: options.clientCapabilities,
   };
   // The caller's deadline: an approval hold stops waiting then (spec 1 "Approval": the batch deadline).
   const deadline = services.clock.now() + options.timeoutMs;

@@ -80,27 +80,58 @@ function answerOf(text: string, type: string): Record<string, unknown> | undefin
 }
 
 /**
- * Wraps `fetch` so that each message posted to a stateless upstream carries the headers the
- * revision requires beside its body: `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for
- * `tools/call` and `prompts/get` (the name) and `resources/read` (the URI), Base64-encoded in the
- * revision's `=?base64?…?=` form when it is not plain visible ASCII.
+ * Wraps `fetch` for a stateless upstream:
+ *
+ * - each message posted carries the headers the revision requires beside its body:
+ *   `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for `tools/call` and `prompts/get` (the
+ *   name) and `resources/read` (the URI), Base64-encoded in the revision's `=?base64?…?=` form
+ *   when it is not plain visible ASCII;
+ * - a JSON-RPC error the revision answers with a 4xx status (-32021 with 400, -32601 with 404, ...)
+ *   is handed on as the answer it is, with status 200: the session transport reads the body of a
+ *   2xx answer only, and would report the status instead of the upstream's error.
  */
 export function statelessHeaders(fetch: FetchFunction): FetchFunction {
-  return (url, init) => {
-    if (init?.method !== "POST" || typeof init.body !== "string") return fetch(url, init);
-    let message: { method?: unknown; params?: Record<string, unknown> };
-    try {
-      message = JSON.parse(init.body) as typeof message;
-    } catch {
-      return fetch(url, init);
-    }
-    if (typeof message.method !== "string") return fetch(url, init);
-    const headers = new Headers(init.headers);
-    headers.set("mcp-protocol-version", STATELESS_REVISION);
-    headers.set("mcp-method", message.method);
-    const field = MCP_NAME_FIELD[message.method];
-    const name = field === undefined ? undefined : message.params?.[field];
-    if (typeof name === "string") headers.set("mcp-name", encodeHeaderValue(name));
-    return fetch(url, { ...init, headers });
-  };
+  return async (url, init) => errorsAsAnswers(await withHeaders(fetch, url, init));
+}
+
+async function errorsAsAnswers(res: Response): Promise<Response> {
+  if (res.status < 400 || res.status >= 500) return res;
+  if (!(res.headers.get("content-type") ?? "").startsWith("application/json")) return res;
+  const text = await res.text();
+  try {
+    const message = JSON.parse(text) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    if (
+      message.jsonrpc === "2.0" &&
+      message.error !== undefined &&
+      message.id !== null &&
+      message.id !== undefined
+    )
+      return new Response(text, { status: 200, headers: res.headers });
+  } catch {
+    // Not JSON-RPC: the status stands.
+  }
+  return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** The request with the revision's headers, when it posts a message. */
+function withHeaders(
+  fetch: FetchFunction,
+  url: string | URL,
+  init: RequestInit | undefined,
+): Promise<Response> {
+  if (init?.method !== "POST" || typeof init.body !== "string") return fetch(url, init);
+  let message: { method?: unknown; params?: Record<string, unknown> };
+  try {
+    message = JSON.parse(init.body) as typeof message;
+  } catch {
+    return fetch(url, init);
+  }
+  if (typeof message.method !== "string") return fetch(url, init);
+  const headers = new Headers(init.headers);
+  headers.set("mcp-protocol-version", STATELESS_REVISION);
+  headers.set("mcp-method", message.method);
+  const field = MCP_NAME_FIELD[message.method];
+  const name = field === undefined ? undefined : message.params?.[field];
+  if (typeof name === "string") headers.set("mcp-name", encodeHeaderValue(name));
+  return fetch(url, { ...init, headers });
 }

@@ -28,6 +28,8 @@ export function statelessEnvelope(info: {
   };
 }
 
+const CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
 /** The requests whose answer may be `input_required`. */
 const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
@@ -101,7 +103,7 @@ export class StatelessUpstreamLane {
   ): Promise<unknown> {
     let sent = params;
     for (let round = 0; ; round++) {
-      const result = await this.direct.request(method, this.enveloped(sent), options);
+      const result = await this.direct.request(method, this.enveloped(sent, options), options);
       const asked = inputRequired(result);
       if (!asked || !INPUT_METHODS.has(method)) return result;
       if (round >= MAX_INPUT_ROUNDS) {
@@ -125,12 +127,28 @@ export class StatelessUpstreamLane {
     this.listening?.abort();
   }
 
-  private enveloped(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  /**
+   * `params` with the envelope and the log level in its `_meta`. The client capabilities declared
+   * are those of the client the request came from that the gateway relays (`options`), else all
+   * the gateway relays.
+   */
+  private enveloped(
+    params: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ): Record<string, unknown> {
     const meta = params?._meta as Record<string, unknown> | undefined;
-    return {
-      ...params,
-      _meta: { ...meta, ...this.upstream.envelope, "io.modelcontextprotocol/logLevel": this.logLevel },
+    const envelope: Record<string, unknown> = {
+      ...this.upstream.envelope,
+      "io.modelcontextprotocol/logLevel": this.logLevel,
     };
+    const client = options?.clientCapabilities;
+    if (client) {
+      const relayed = (envelope[CAPABILITIES] ?? {}) as Record<string, unknown>;
+      envelope[CAPABILITIES] = Object.fromEntries(
+        Object.entries(client).filter(([name]) => relayed[name] !== undefined),
+      );
+    }
+    return { ...params, _meta: { ...meta, ...envelope } };
   }
 
   /** Asks the client, through the peer, each input request of a round, all at once. */

@@ -96,8 +96,13 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   });
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
     const rounds = options.inputRounds;
-    if (!rounds || !INPUT_METHODS.has(request.method))
-      return handle(request, extra, channelOf(session, extra), options.contextOf(extra.signal));
+    if (!rounds || !INPUT_METHODS.has(request.method)) {
+      return handle(request, extra, channelOf(session, extra), options.contextOf(extra.signal)).catch(
+        (error: unknown) => {
+          throw relayFailure(error, services.logger);
+        },
+      );
+    }
     // A stateless client: what the upstream asks of it on the way comes back as `input_required`.
     const ctx = options.contextOf(extra.signal);
     const params = request.params;
@@ -128,7 +133,10 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   if (options.joinsHub !== false) hub.add(session);
   return server;
 
-  /** Relays one request, asking the client through `channel` what the upstream asks on the way. */
+  /**
+   * Relays one request, asking the client through `channel` what the upstream asks on the way.
+   * Rejects with the failure as it is: the caller maps it (`relayFailure`) once.
+   */
   async function handle(
     request: JSONRPCRequest,
     extra: Extra,
@@ -142,6 +150,9 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       onProgress: progressRelay(request.params, extra),
       onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
       traceParent: traceHeaders(extra.requestInfo?.headers),
+      clientCapabilities: options.inputRounds
+        ? options.inputRounds.input.capabilities
+        : server.getClientCapabilities(),
     };
     try {
       if (request.method === "tools/call") return await callTool(request.params, call, extra);
@@ -164,8 +175,6 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       if (request.method === "resources/subscribe") session.subscriptions.add(String(params?.uri));
       if (request.method === "resources/unsubscribe") session.subscriptions.delete(String(params?.uri));
       return result;
-    } catch (error) {
-      throw relayFailure(error, services.logger);
     } finally {
       for (const leave of leaves) leave();
     }
