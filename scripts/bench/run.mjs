@@ -77,7 +77,8 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
                     and 30 measured calls per session, 1 s of REST, 5,000 appends, 200 servers
                     (env BENCH_QUICK=1); explicit options win
   --profile         only the Airlock front door under the concurrent workload, with
-                    node --cpu-prof; prints where its CPU time goes (env BENCH_PROFILE=1)
+                    node --cpu-prof; prints where its CPU time goes (env BENCH_PROFILE=1); with
+                    --targets naming one front-door target, that one (the stateless one, say)
   --instructions    only the Airlock front door under the concurrent workload, run by valgrind's
                     callgrind: instructions per call, repeatable whatever else the machine does
                     (env BENCH_INSTRUCTIONS=1)
@@ -704,7 +705,8 @@ function runAppends(workDir, opts) {
  * the gateway exits) is summarized by self time over the workload's samples only.
  */
 async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop }) {
-  const target = TARGETS.find((t) => t.id === "airlock_front_door");
+  const named = opts.targets.length === 1 && opts.targets[0].startsWith("airlock_front_door");
+  const target = TARGETS.find((t) => t.id === (named ? opts.targets[0] : "airlock_front_door"));
   const dir = join(RESULTS_DIR, "profile");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

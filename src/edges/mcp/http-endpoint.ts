@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type InitializeRequest,
-  isInitializeRequest,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -33,7 +32,7 @@ import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
 import { statelessRefusal, transportRefusal } from "./error-mapping.js";
 import type { StatelessInput } from "./front-door/input-rounds.js";
-import { readableRequestId } from "./jsonrpc-message.js";
+import { isInitialize, readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer, SERVER_NAME } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
 import { type SessionCapLimits, SessionCaps, type SessionSlot } from "./session-caps.js";
@@ -231,7 +230,7 @@ export class McpHttpEndpoint {
     const caller = this.earlyCallers.get(request) ?? (await this.authenticate(request, reply));
     if (!caller) return;
     const body = request.body;
-    if (!isInitializeRequest(body)) {
+    if (!isInitialize(body)) {
       const stateless = await readStatelessPost(request.headers, body);
       if (stateless.kind === "legacy") {
         return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
@@ -283,12 +282,15 @@ export class McpHttpEndpoint {
       ? this.options.statelessServer(key, contextOf, stateless.input)
       : createManagementServer(this.services, contextOf);
     const transport = new SessionTransport({ sessionId: key });
-    const declared = await serveStatelessClient(server, transport);
+    if (message.method === "server/discover") {
+      const declared = await serveStatelessClient(server, transport);
+      void transport.close();
+      return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
+    }
+    // No initialization is handed to a server that answers one request: nothing it serves reads
+    // the client's (its capabilities come with the request, as `input` above).
+    await connectStateless(server, transport);
     try {
-      if (message.method === "server/discover") {
-        void transport.close();
-        return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
-      }
       reply.hijack();
       reply.raw.once("close", () => void transport.close().catch(() => undefined));
       const serverInfo = { name: SERVER_NAME, version: this.services.instance.version };
@@ -671,9 +673,19 @@ async function subscribed(transport: SessionTransport, uris: readonly string[]):
  * fails.
  */
 async function serveStatelessClient(server: Server, transport: SessionTransport) {
+  await connectStateless(server, transport);
+  try {
+    return await adoptClient(transport, STATELESS_CLIENT);
+  } catch (error) {
+    void transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Connects a server made for stateless requests to `transport`; closes the transport when that fails. */
+async function connectStateless(server: Server, transport: SessionTransport): Promise<void> {
   try {
     await connectSession(server, transport);
-    return await adoptClient(transport, STATELESS_CLIENT);
   } catch (error) {
     void transport.close().catch(() => undefined);
     throw error;

@@ -1,4 +1,6 @@
 import {
+  type InitializeRequest,
+  isInitializeRequest,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
@@ -8,6 +10,14 @@ import { isPlainJsonRpc, isPlainPayload } from "../../domain/plain-json-rpc.js";
 
 /** The keys a JSON-RPC request may have (the SDK's request schema is strict). */
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * Whether `message` is an `initialize` request: its method first, then the SDK's schema (which
+ * costs a failed parse for every other message, the price of most requests on the hot path).
+ */
+export function isInitialize(message: unknown): message is InitializeRequest {
+  return (message as { method?: unknown } | null)?.method === "initialize" && isInitializeRequest(message);
+}
 
 /**
  * One message of a POST body as the SDK's `JSONRPCMessageSchema` reads it, or null when it is not

@@ -4,7 +4,6 @@ import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/
 import {
   type InitializeRequest,
   type InitializeResult,
-  isInitializeRequest,
   isJSONRPCErrorResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -12,7 +11,13 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { answeredRequest, isRequestMessage, messageText, readMessage } from "./jsonrpc-message.js";
+import {
+  answeredRequest,
+  isInitialize,
+  isRequestMessage,
+  messageText,
+  readMessage,
+} from "./jsonrpc-message.js";
 
 /** The parts of an HTTP request to `/mcp` the transport reads; the body is already parsed JSON. */
 export interface McpHttpRequest {
@@ -160,7 +165,16 @@ export class SessionTransport implements Transport {
     this.exchanges.clear();
     for (const exchange of open) exchange.abort?.();
     this.endServerStream();
-    this.onclose?.();
+    // The SDK's Protocol makes a ConnectionClosed error on every close, for the requests it still
+    // waits on (most often none); capturing its stack would be most of what closing costs, on every
+    // stateless request.
+    const stackLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      this.onclose?.();
+    } finally {
+      Error.stackTraceLimit = stackLimit;
+    }
   }
 
   /**
@@ -192,11 +206,7 @@ export class SessionTransport implements Transport {
     const messages = parseMessages(body);
     if (!messages) return sendError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
 
-    if (
-      messages.some(
-        (message) => "method" in message && message.method === "initialize" && isInitializeRequest(message),
-      )
-    ) {
+    if (messages.some((message) => isInitialize(message))) {
       if (this.initialized) return sendError(res, 400, -32600, "Invalid Request: Server already initialized");
       if (messages.length > 1) {
         return sendError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");

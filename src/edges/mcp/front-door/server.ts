@@ -252,11 +252,16 @@ export async function refusedByName(
   ctx: RequestContext,
 ): Promise<boolean> {
   if (frontDoorTool(name)) return false;
-  try {
-    await services.operations.admit(relayToolCall, ctx, { route: `mcp:${name}` });
-  } catch (error) {
-    if (refusedAsUnknown(error)) return true;
-    throw error;
+  const route = { route: `mcp:${name}` };
+  // Asked first without recording (the request's own admission records it once it is read); a
+  // refusal is then made by `admit`, which publishes it.
+  if (!(await services.operations.mayAdmit(relayToolCall, ctx, route))) {
+    try {
+      await services.operations.admit(relayToolCall, ctx, route);
+    } catch (error) {
+      if (refusedAsUnknown(error)) return true;
+      throw error;
+    }
   }
   return !relay.offers(name, ctx.principal.tenant_id);
 }
