@@ -3,6 +3,12 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
 import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import {
+  envelope,
+  STATELESS_REVISION as REVISION,
+  type StatelessAnswer,
+  statelessPost,
+} from "../support/stateless-post.js";
 
 /**
  * A 2026-07-28 (stateless) client through the front door to an upstream of revision 2025-11-25
@@ -12,7 +18,6 @@ import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.
  */
 
 const FIXTURE = resolve("test/fixtures/conformance-dual-era.mjs");
-const REVISION = "2026-07-28";
 const ALL_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
 
 const YAML = `
@@ -27,52 +32,20 @@ mcp_servers:
     command: [node, ${JSON.stringify(FIXTURE)}, stdio]
 `;
 
-interface Answer {
-  status: number;
-  body: {
-    id?: unknown;
-    result?: Record<string, unknown> & {
-      inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
-      requestState?: string;
-    };
-    error?: { code: number; message: string; data?: Record<string, unknown> };
-  };
-}
-
 /** One stateless `tools/call` of `name` by the holder of `key`, declaring `capabilities`. */
-async function call(
+function call(
   baseUrl: string,
   key: string,
   name: string,
   extra: Record<string, unknown> = {},
   capabilities: Record<string, unknown> = ALL_CAPABILITIES,
-): Promise<Answer> {
-  const res = await fetch(new URL("/mcp", baseUrl), {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": REVISION,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-      "x-api-key": key,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 11,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": REVISION,
-          "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-      },
-    }),
-  });
-  return { status: res.status, body: (await res.json()) as Answer["body"] };
+): Promise<StatelessAnswer> {
+  return statelessPost(
+    baseUrl,
+    "tools/call",
+    { name, arguments: {}, ...extra },
+    { id: 11, headers: { "x-api-key": key }, meta: envelope(capabilities) },
+  );
 }
 
 const textOf = (result: Record<string, unknown> | undefined) =>

@@ -8,14 +8,13 @@ import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DUAL_ERA_FIXTURE, startFixtureHttp } from "../conformance/fixture.js";
 import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import { envelope, STATELESS_REVISION as REVISION, statelessPost } from "../support/stateless-post.js";
 
 /**
  * An upstream of revision 2026-07-28 (the dual-era fixture over streamable HTTP, which answers
  * `server/discover`): Airlock speaks that revision to it, with no `initialize`, and bridges its
  * `input_required` rounds to clients of either revision.
  */
-
-const REVISION = "2026-07-28";
 
 type Fixture = Awaited<ReturnType<typeof startFixtureHttp>>;
 
@@ -25,31 +24,13 @@ const textOf = (result: unknown) =>
     .join("");
 
 async function statelessCall(baseUrl: string, name: string, extra: Record<string, unknown> = {}) {
-  const res = await fetch(new URL("/mcp", baseUrl), {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": REVISION,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 3,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": REVISION,
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
-        },
-      },
-    }),
-  });
-  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number } };
+  const answer = await statelessPost(
+    baseUrl,
+    "tools/call",
+    { name, arguments: {}, ...extra },
+    { id: 3, meta: envelope({ elicitation: {} }) },
+  );
+  return answer.body;
 }
 
 describe("an upstream of revision 2026-07-28", () => {

@@ -4,6 +4,12 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
 import { ARITHMETIC, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import {
+  envelope,
+  STATELESS_REVISION,
+  type StatelessAnswer,
+  statelessPost,
+} from "../support/stateless-post.js";
 
 /**
  * MCP revision 2026-07-28 (stateless) on the same `/mcp` as the session revisions: each request
@@ -12,55 +18,9 @@ import { ARITHMETIC, startTestGateway, type TestGateway, waitFor } from "../supp
  * process.
  */
 
-const REVISION = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": REVISION,
-  "io.modelcontextprotocol/clientInfo": { name: "stateless-tests", version: "1.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: {
-    id?: unknown;
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string; data?: unknown };
-  };
-}
-
-/** One stateless POST: the body's `_meta` and the standard headers agree unless `headers` says otherwise. */
-async function post(
-  baseUrl: string,
-  method: string,
-  params: Record<string, unknown> = {},
-  options: { headers?: Record<string, string | null>; meta?: Record<string, unknown>; id?: number } = {},
-): Promise<Answer> {
-  const name = params.name ?? params.uri;
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": REVISION,
-    "mcp-method": method,
-    ...(typeof name === "string" && { "mcp-name": name }),
-  };
-  for (const [key, value] of Object.entries(options.headers ?? {})) {
-    if (value === null) delete headers[key.toLowerCase()];
-    else headers[key.toLowerCase()] = value;
-  }
-  const res = await fetch(new URL("/mcp", baseUrl), {
-    method: "POST",
-    headers,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: options.id ?? 7,
-      method,
-      params: { ...params, _meta: options.meta ?? META },
-    }),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : {} };
-}
+const REVISION = STATELESS_REVISION;
+const META = envelope();
+const post = statelessPost;
 
 const payloadOf = (result: Record<string, unknown> | undefined) =>
   JSON.parse(((result?.content ?? []) as { text: string }[])[0]?.text ?? "null");
@@ -83,7 +43,7 @@ const RICH = resolve("test/fixtures/servers/rich.mjs");
 const META_ECHO = resolve("test/fixtures/servers/meta-echo.mjs");
 
 /** A JSON-RPC message as a test reads it: an answer, or a notification. */
-type Message = Answer["body"] & { method?: string; params?: Record<string, unknown> };
+type Message = StatelessAnswer["body"] & { method?: string; params?: Record<string, unknown> };
 
 /** The JSON-RPC messages of an SSE answer, in order. */
 function eventsOf(text: string): Message[] {
