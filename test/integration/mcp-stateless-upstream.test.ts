@@ -102,6 +102,33 @@ mcp_servers:
     }
   });
 
+  it("asks each question of the client whose call it belongs to, with calls of two clients at once", async () => {
+    const sessionClient = async (name: string) => {
+      const client = new Client({ name, version: "1.0.0" }, { capabilities: { elicitation: {} } });
+      client.setRequestHandler(ElicitRequestSchema, async () => {
+        // Both calls are in flight before either is answered.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return { action: "accept", content: { name } };
+      });
+      await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));
+      return client;
+    };
+    const clients = await Promise.all(["Ana", "Bo"].map(sessionClient));
+    try {
+      const results = await Promise.all(
+        clients.map((client) =>
+          client.callTool(
+            { name: "test_input_required_result_elicitation", arguments: {} },
+            CallToolResultSchema,
+          ),
+        ),
+      );
+      expect(results.map(textOf)).toEqual(["Hello, Ana!", "Hello, Bo!"]);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
   it("refuses the upstream's question for a 2025-11-25 client that cannot answer it", async () => {
     const client = new Client({ name: "no-elicitation", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));

@@ -10,7 +10,7 @@ import { utf8Length } from "../../domain/limits/utf8-length.js";
 import type { EventBus } from "../event-bus.js";
 import { TenantBudgets, type TenantLimits } from "../limits/tenant-budgets.js";
 import type { Clock } from "../ports/clock.js";
-import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
+import type { AskClient, ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
 import type { Fleet } from "./fleet.js";
 import type { ManagedServer } from "./managed-server.js";
 import { upstreamFailure } from "./upstream-failure.js";
@@ -31,6 +31,8 @@ export interface CallContext {
   traceContext?: Readonly<Record<string, string>> | undefined;
   /** See `CallOptions.clientCapabilities`. */
   clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
+  /** See `CallOptions.askClient`. */
+  askClient?: AskClient | undefined;
 }
 
 export interface InvokerLimits {
@@ -152,6 +154,7 @@ export class ToolInvoker {
         extraParams: ctx.extraParams,
         traceContext: ctx.traceContext,
         clientCapabilities: ctx.clientCapabilities,
+        askClient: ctx.askClient,
       });
       const sizeBytes = utf8Length(relayableJson(result));
       const limit = server.spec.max_response_bytes ?? this.limits.maxResponseBytes;

@@ -3,7 +3,7 @@ import type { UiResourceGate } from "../approvals/ui-resource-gate.js";
 import type { RequestContext } from "../context.js";
 import { reportUndeclared, undeclared } from "../fleet/capability-contract.js";
 import type { ManagedServer } from "../fleet/managed-server.js";
-import type { ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
+import type { AskClient, ProgressUpdate, ToolCallResult } from "../ports/upstream.js";
 import { routeCall } from "../routing/route-call.js";
 import type { AppServices } from "../services.js";
 import { offeredTo, toolsOfferedTo } from "./caller-view.js";
@@ -38,6 +38,8 @@ export interface RelayCall {
   traceParent?: Readonly<Record<string, string>> | undefined;
   /** See `CallOptions.clientCapabilities`. */
   clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
+  /** See `CallOptions.askClient`. */
+  askClient?: AskClient | undefined;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -163,6 +165,7 @@ export class FrontDoorRelay {
       onProgress: call.onProgress,
       traceParent: call.traceParent,
       clientCapabilities: call.clientCapabilities,
+      askClient: call.askClient,
       ...(extraParams && { extraParams }),
       onRouted: (serverId) => {
         routed = serverId;
@@ -343,6 +346,7 @@ export class FrontDoorRelay {
         signal: call.ctx.signal,
         onProgress: call.onProgress,
         clientCapabilities: call.clientCapabilities,
+        askClient: call.askClient,
       });
     } finally {
       server.inFlight--;

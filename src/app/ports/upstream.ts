@@ -31,7 +31,21 @@ export interface CallOptions {
    * request's `_meta`): an upstream of revision 2026-07-28 is told those of them the gateway relays.
    */
   clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Asks the client this request came from what an upstream of revision 2026-07-28 asks in its
+   * `input_required` answer to this very request (the peer otherwise, which can only guess the
+   * client by the upstream's requests in flight).
+   */
+  askClient?: AskClient | undefined;
 }
+
+/** Asks a client one request an upstream makes of it (`key`: the upstream's input key, if any). */
+export type AskClient = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+  key?: string,
+) => Promise<Record<string, unknown>>;
 
 export interface ProgressUpdate {
   progress: number;

@@ -5,7 +5,7 @@ import type { RequestContext } from "../context.js";
 import type { InvokedResult } from "../fleet/tool-invoker.js";
 import { ConnectionLostFailure } from "../fleet/upstream-failure.js";
 import { NOOP_TRACER, type ToolCallSpan } from "../ports/tracer.js";
-import type { ProgressUpdate } from "../ports/upstream.js";
+import type { AskClient, ProgressUpdate } from "../ports/upstream.js";
 import type { AppServices } from "../services.js";
 import type { GatedCall } from "./call-gate.js";
 
@@ -30,6 +30,8 @@ export interface RouteOptions {
   traceParent?: Readonly<Record<string, string>> | undefined;
   /** See `CallOptions.clientCapabilities`. */
   clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
+  /** See `CallOptions.askClient`. */
+  askClient?: AskClient | undefined;
 }
 
 /** Failures that count against a group member (rotation, circuit breaker); refusals of the caller do not. */
@@ -106,6 +108,7 @@ async function route(
     extraParams: options.extraParams,
     traceContext: span.traceContext,
     clientCapabilities: options.clientCapabilities,
+    askClient: options.askClient,
   };
   // The caller's deadline: an approval hold stops waiting then (spec 1 "Approval": the batch deadline).
   const deadline = services.clock.now() + options.timeoutMs;

@@ -151,16 +151,19 @@ export class StatelessUpstreamLane {
     return { ...params, _meta: { ...meta, ...envelope } };
   }
 
-  /** Asks the client, through the peer, each input request of a round, all at once. */
+  /**
+   * Asks the client each input request of a round, all at once: the client the request came from
+   * (`options.askClient`), else through the peer.
+   */
   private async askClient(requests: InputRequests, options: CallOptions): Promise<Record<string, unknown>> {
     const peer = this.peer();
-    if (!peer)
-      throw new McpError(ErrorCode.MethodNotFound, "The upstream asked for input no client can give");
+    const ask = options.askClient ?? (peer ? peer.request.bind(peer) : undefined);
+    if (!ask) throw new McpError(ErrorCode.MethodNotFound, "The upstream asked for input no client can give");
     const signal = options.signal ?? new AbortController().signal;
     const answers = await Promise.all(
       Object.entries(requests).map(async ([key, request]) => [
         key,
-        await peer.request(request.method, request.params, signal, key),
+        await ask(request.method, request.params, signal, key),
       ]),
     );
     return Object.fromEntries(answers);

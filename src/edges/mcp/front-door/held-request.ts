@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { AskClient } from "../../../app/ports/upstream.js";
 
 /** A request an upstream makes of its client, as an `input_required` result lists it. */
 export interface InputRequest {
@@ -7,13 +8,7 @@ export interface InputRequest {
   readonly params?: Record<string, unknown>;
 }
 
-/** Asks the client, through the held request, what an upstream asked the gateway. */
-export type AskClient = (
-  method: string,
-  params: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-  key?: string,
-) => Promise<Record<string, unknown>>;
+export type { AskClient };
 
 /** What a round of a held request ends with. */
 export type RoundOutcome =

@@ -118,7 +118,7 @@ export class FrontDoorHub {
           const session = channel?.session ?? [...this.sessions.values()].at(-1);
           if (!session)
             throw new McpError(ErrorCode.MethodNotFound, `No client connected to answer ${method}`);
-          if (!channel?.refusesUndeclared) refuseUndeclared(session.server, method);
+          if (!channel?.refusesUndeclared) refuseUndeclared(session.server.getClientCapabilities(), method);
           if (channel)
             return await channel.sendRequest({ method, ...(params && { params }) }, { signal, key });
           return await session.server.request({ method, ...(params && { params }) } as never, AnyResult, {
@@ -201,9 +201,12 @@ const NEEDED_CAPABILITY: Readonly<Record<string, "sampling" | "elicitation" | "r
  * Refuses, as the client would (-32601), a request its `initialize` did not declare the capability
  * for: the client gets no request it said it cannot answer, the upstream gets the error.
  */
-function refuseUndeclared(server: Server, method: string): void {
+export function refuseUndeclared(
+  declared: Readonly<Record<string, unknown>> | undefined,
+  method: string,
+): void {
   const capability = NEEDED_CAPABILITY[method];
-  if (capability === undefined || server.getClientCapabilities()?.[capability] !== undefined) return;
+  if (capability === undefined || declared?.[capability] !== undefined) return;
   throw new McpError(
     ErrorCode.MethodNotFound,
     `The client does not support ${method} (no ${capability} capability)`,

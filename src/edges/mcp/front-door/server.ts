@@ -25,7 +25,7 @@ import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../manag
 import { checkParamHeaders } from "../param-headers.js";
 import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
 import type { AskClient } from "./held-request.js";
-import type { FrontDoorHub, FrontDoorSession, RequestChannel } from "./hub.js";
+import { type FrontDoorHub, type FrontDoorSession, type RequestChannel, refuseUndeclared } from "./hub.js";
 import { INPUT_METHODS, type InputRounds, type StatelessInput } from "./input-rounds.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -153,6 +153,10 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       clientCapabilities: options.inputRounds
         ? options.inputRounds.input.capabilities
         : server.getClientCapabilities(),
+      askClient: (method, params, signal, inputKey) => {
+        if (!channel.refusesUndeclared) refuseUndeclared(server.getClientCapabilities(), method);
+        return channel.sendRequest({ method, ...(params && { params }) }, { signal, key: inputKey });
+      },
     };
     try {
       if (request.method === "tools/call") return await callTool(request.params, call, extra);
