@@ -7,7 +7,7 @@ import {
   startFrontDoorAirlock,
 } from "./airlock.js";
 import { forUpstream, judgeGateway, parseBaseline, readBaseline } from "./baseline.js";
-import { DUAL_ERA_FIXTURE, startFixtureHttp } from "./fixture.js";
+import { CONFORMANCE_FIXTURE, startFixtureHttp } from "./fixture.js";
 import { type RequirementSet, requiredServerScenarios, runRequirements, type SuiteResults } from "./suite.js";
 
 /**
@@ -40,8 +40,8 @@ describe("both revisions' requirement sets", { timeout: 300_000 }, () => {
   let overStdio: RunningAirlock;
   let overHttp: RunningAirlock;
   beforeAll(async () => {
-    fixture = await startFixtureHttp(DUAL_ERA_FIXTURE);
-    overStdio = await startFrontDoorAirlock(frontDoorConfig(DUAL_ERA_FIXTURE));
+    fixture = await startFixtureHttp(CONFORMANCE_FIXTURE);
+    overStdio = await startFrontDoorAirlock(frontDoorConfig(CONFORMANCE_FIXTURE));
     overHttp = await startFrontDoorAirlock(remoteFrontDoorConfig(fixture.value));
   }, 60_000);
   afterAll(async () => {

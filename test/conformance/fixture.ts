@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 
-/** The MCP server that implements what the suite's server scenarios expect. */
-export const CONFORMANCE_FIXTURE = resolve("test/fixtures/conformance-server.mjs");
+/**
+ * The MCP server that implements what the suites' server scenarios expect, of both revisions
+ * (2025-11-25 sessions, 2026-07-28 stateless), on SDK v2.
+ */
+export const CONFORMANCE_FIXTURE = resolve("test/fixtures/conformance-dual-era.mjs");
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -64,9 +67,6 @@ export async function spawnUntil<T>(
     throw error;
   }
 }
-
-/** The fixture that speaks both revisions (2025-11-25 sessions, 2026-07-28 stateless), on SDK v2. */
-export const DUAL_ERA_FIXTURE = resolve("test/fixtures/conformance-dual-era.mjs");
 
 /** A fixture over streamable HTTP on a free loopback port; `value` is its `/mcp` URL. */
 export function startFixtureHttp(fixture = CONFORMANCE_FIXTURE) {

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DUAL_ERA_FIXTURE, startFixtureHttp } from "../conformance/fixture.js";
+import { CONFORMANCE_FIXTURE, startFixtureHttp } from "../conformance/fixture.js";
 import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
 import { envelope, STATELESS_REVISION as REVISION, statelessPost } from "../support/stateless-post.js";
 
@@ -38,7 +38,7 @@ describe("an upstream of revision 2026-07-28", () => {
   let gw: TestGateway;
   let baseUrl: string;
   beforeAll(async () => {
-    fixture = await startFixtureHttp(DUAL_ERA_FIXTURE);
+    fixture = await startFixtureHttp(CONFORMANCE_FIXTURE);
     gw = await startTestGateway(`
 tool_access: {mode: front_door}
 mcp_servers:
