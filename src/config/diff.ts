@@ -29,6 +29,7 @@ export const COMPARED_FIELDS = [
   "http",
   "capabilities",
   "max_response_bytes",
+  "mcp_revision",
 ] as const;
 
 /**

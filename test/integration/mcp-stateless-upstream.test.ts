@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFORMANCE_FIXTURE, startFixtureHttp } from "../conformance/fixture.js";
-import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import { ARITHMETIC, startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import { callJson, connectHttp } from "../support/mcp-client.js";
 import { envelope, STATELESS_REVISION as REVISION, statelessPost } from "../support/stateless-post.js";
 
 /**
@@ -162,5 +163,74 @@ mcp_servers:
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("a child process at the revision its mcp_revision asks", () => {
+  let gw: TestGateway;
+  let baseUrl: string;
+  const detail = async (id: string) =>
+    (await gw.app.inject({ method: "GET", url: `/api/mcp_servers/${id}` })).json();
+  const start = (id: string) => gw.app.inject({ method: "POST", url: `/api/mcp_servers/${id}/start` });
+  beforeAll(async () => {
+    gw = await startTestGateway(`
+tool_access: {mode: front_door}
+mcp_servers:
+  modern:
+    command: [node, ${JSON.stringify(CONFORMANCE_FIXTURE)}, stdio]
+    mcp_revision: stateless
+  either:
+    command: [node, ${JSON.stringify(CONFORMANCE_FIXTURE)}, stdio]
+    mcp_revision: auto
+  sessions_only:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+    mcp_revision: auto
+  insists:
+    command: [node, ${JSON.stringify(ARITHMETIC)}]
+    mcp_revision: stateless
+`);
+    baseUrl = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+  }, 30_000);
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("speaks 2026-07-28 to a child that offers it, a session to one that does not", async () => {
+    for (const [id, revision] of [
+      ["modern", REVISION],
+      ["either", REVISION],
+      ["sessions_only", "2025-11-25"],
+    ] as const) {
+      expect((await start(id)).statusCode, id).toBe(200);
+      expect((await detail(id)).meta.protocol_version, id).toBe(revision);
+    }
+  });
+
+  it("refuses to start a child that mcp_revision: stateless requires to offer 2026-07-28", async () => {
+    const refused = await start("insists");
+    expect(refused.statusCode).not.toBe(200);
+    expect((await detail("insists")).dead?.reason).toBe("start_failed");
+    // The reason, as gateway_start tells it.
+    const client = await connectHttp(baseUrl);
+    try {
+      const { text } = await callJson(client, "gateway_start", { mcp_server: "insists" });
+      expect(text).toContain("server/discover did not offer protocol revision 2026-07-28");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("relays a stateless child's own input keys to a 2026-07-28 client", async () => {
+    await waitFor(async () => {
+      const answer = await statelessCall(baseUrl, "test_simple_text");
+      return answer.result !== undefined;
+    }, 20_000);
+    const first = await statelessCall(baseUrl, "test_input_required_result_elicitation");
+    expect(first.result).toMatchObject({ inputRequests: { user_name: { method: "elicitation/create" } } });
+    const retry = await statelessCall(baseUrl, "test_input_required_result_elicitation", {
+      inputResponses: { user_name: { action: "accept", content: { name: "Io" } } },
+      requestState: first.result?.requestState,
+    });
+    expect(textOf(retry.result)).toBe("Hello, Io!");
   });
 });

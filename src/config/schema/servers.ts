@@ -75,6 +75,11 @@ const subprocessShape = {
   command: z
     .array(nonBlank("must be a non-empty string"), rule(COMMAND_RULE))
     .min(1, { error: COMMAND_RULE }),
+  // The MCP revision spoken to the child: a session (`initialize`), 2026-07-28 (`stateless`), or
+  // whichever its `server/discover` offers (`auto`).
+  mcp_revision: z
+    .enum(["session", "stateless", "auto"], { error: "must be one of session, stateless, auto" })
+    .optional(),
   ...commonShape,
 };
 

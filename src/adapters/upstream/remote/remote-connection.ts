@@ -25,7 +25,7 @@ export interface RemoteConnectionParts {
   readonly host: string;
   readonly secrets: readonly string[];
   /** Set for an upstream of the stateless revision (see `McpSessionConnection`). */
-  readonly stateless?: StatelessUpstream | false | undefined;
+  readonly stateless?: StatelessUpstream | undefined;
 }
 
 /**
@@ -54,7 +54,7 @@ export class RemoteConnection extends McpSessionConnection {
         describeFailure: (error, what) =>
           requestFailure(error, what, { host: parts.host, secrets: parts.secrets }),
       },
-      parts.stateless || undefined,
+      parts.stateless,
     );
   }
 

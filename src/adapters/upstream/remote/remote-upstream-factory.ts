@@ -142,7 +142,7 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       ...(settings.auth !== undefined && { auth: settings.auth }),
       readTimeoutMs: settings.readTimeoutMs,
     };
-    // An upstream of the stateless revision alone is spoken to as one; any other opens a session.
+    // An upstream that offers the stateless revision is spoken to at it; any other opens a session.
     const envelope = statelessEnvelope(this.options.clientInfo ?? DEFAULT_CLIENT_INFO);
     const stateless =
       kind === "streamable_http"
@@ -179,17 +179,8 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       const fallBack = kind === "streamable_http" && shouldFallBackToSse(error);
       return fallBack ? { failure, fallBackStatus: httpStatusOf(error) } : { failure };
     }
-    const upstream = stateless && { capabilities: stateless.capabilities, envelope };
     return {
-      connection: new RemoteConnection({
-        client,
-        transport,
-        kind,
-        watch,
-        http,
-        ...context,
-        stateless: upstream,
-      }),
+      connection: new RemoteConnection({ client, transport, kind, watch, http, ...context, stateless }),
     };
   }
 }

@@ -1,14 +1,11 @@
 import type { FetchFunction } from "../../../app/ports/endpoint-guard.js";
 import { encodeHeaderValue, MCP_NAME_FIELD } from "../../../domain/policy/param-headers.js";
-import { STATELESS_REVISION } from "../session/stateless-upstream.js";
-
-/** What `server/discover` told of an upstream that serves the stateless revision. */
-export interface StatelessDiscovery {
-  readonly capabilities: Record<string, unknown>;
-}
-
-/** The longest the probe may take; a server that does not answer by then is spoken to with `initialize`. */
-const PROBE_TIMEOUT_MS = 5_000;
+import {
+  offeredStateless,
+  PROBE_TIMEOUT_MS,
+  STATELESS_REVISION,
+  type StatelessUpstream,
+} from "../session/stateless-upstream.js";
 
 /**
  * Asks `endpoint` for `server/discover` as a client of revision 2026-07-28 would (the revision's
@@ -22,7 +19,7 @@ export async function probeStateless(
   endpoint: URL,
   envelope: Readonly<Record<string, unknown>>,
   timeoutMs: number,
-): Promise<StatelessDiscovery | undefined> {
+): Promise<StatelessUpstream | undefined> {
   const body = { jsonrpc: "2.0", id: 0, method: "server/discover", params: { _meta: envelope } };
   let text: string;
   let type: string;
@@ -47,16 +44,7 @@ export async function probeStateless(
   } catch {
     return undefined;
   }
-  const result = answerOf(text, type);
-  const versions = Array.isArray(result?.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
-  if (!versions.includes(STATELESS_REVISION)) return undefined;
-  const capabilities = result?.capabilities;
-  return {
-    capabilities:
-      typeof capabilities === "object" && capabilities !== null
-        ? (capabilities as Record<string, unknown>)
-        : {},
-  };
+  return offeredStateless(answerOf(text, type), envelope);
 }
 
 /** The `result` of the answer to request 0, from a JSON body or an SSE stream's events. */

@@ -1,4 +1,6 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { CallOptions, UpstreamPeer } from "../../../app/ports/upstream.js";
 import type { DirectRequests } from "./direct-requests.js";
 
@@ -223,5 +225,51 @@ function inputRequired(result: unknown): { inputRequests: InputRequests; request
   return {
     inputRequests: typeof requests === "object" && requests !== null ? (requests as InputRequests) : {},
     ...(typeof answer.requestState === "string" && { requestState: answer.requestState }),
+  };
+}
+
+/** How an upstream's revision is chosen: a session (`initialize`), the stateless one, or by probing. */
+export type RevisionChoice = "session" | "stateless" | "auto";
+
+/** The longest a revision probe may take before the upstream is taken for a session-only one. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * What `server/discover` answers, through `client` already wired to its transport without
+ * `initialize` (`Protocol.connect`), when it offers the stateless revision; undefined for any other
+ * answer, an error or no answer within `timeoutMs`.
+ */
+export async function discoverStateless(
+  client: Client,
+  envelope: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<StatelessUpstream | undefined> {
+  let result: Record<string, unknown>;
+  try {
+    result = await client.request(
+      { method: "server/discover", params: { _meta: { ...envelope } } } as never,
+      z.looseObject({}),
+      { timeout: Math.min(timeoutMs, PROBE_TIMEOUT_MS) },
+    );
+  } catch {
+    return undefined;
+  }
+  return offeredStateless(result, envelope);
+}
+
+/** The upstream a `server/discover` result describes, when it offers the stateless revision. */
+export function offeredStateless(
+  result: Record<string, unknown> | undefined,
+  envelope: Readonly<Record<string, unknown>>,
+): StatelessUpstream | undefined {
+  const versions = Array.isArray(result?.supportedVersions) ? result.supportedVersions : [];
+  if (!versions.includes(STATELESS_REVISION)) return undefined;
+  const capabilities = result?.capabilities;
+  return {
+    capabilities:
+      typeof capabilities === "object" && capabilities !== null
+        ? (capabilities as Record<string, unknown>)
+        : {},
+    envelope,
   };
 }

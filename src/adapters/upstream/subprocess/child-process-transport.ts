@@ -142,7 +142,12 @@ export class ChildProcessTransport implements Transport {
     return this.endReason;
   }
 
+  /**
+   * Spawns the child. Once it was started, a start while it runs is a no-op (the revision probe
+   * starts it before a session's client connects to it); after it ended, an error.
+   */
   async start(): Promise<void> {
+    if (this.child && !this.finished) return this.spawnSettled;
     if (this.child || this.finished) throw new Error("transport already started");
     const [command, ...args] = this.options.argv;
     if (!command) throw new Error("subprocess server needs a non-empty command");

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { localSessionEnds, McpSessionConnection } from "../session/mcp-session-connection.js";
+import type { StatelessUpstream } from "../session/stateless-upstream.js";
 import type { ChildProcessTransport } from "./child-process-transport.js";
 
 /**
@@ -11,11 +12,13 @@ import type { ChildProcessTransport } from "./child-process-transport.js";
  * exit reason (`process exited with code 3`), which calls in flight name too.
  */
 export class SubprocessConnection extends McpSessionConnection {
+  /** `stateless`: the child speaks revision 2026-07-28 (see `McpSessionConnection`). */
   constructor(
     client: Client,
     private readonly transport: ChildProcessTransport,
+    stateless?: StatelessUpstream,
   ) {
-    super(client, localSessionEnds(transport));
+    super(client, localSessionEnds(transport), stateless);
   }
 
   /** The child's pid (= its process group id), for diagnostics and tests. */

@@ -1,4 +1,6 @@
 import { stat } from "node:fs/promises";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type {
   ConnectOptions,
@@ -11,8 +13,15 @@ import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.
 import {
   type ClientInfo,
   createSessionClient,
+  DEFAULT_CLIENT_INFO,
   recordProtocolVersion,
 } from "../session/mcp-session-connection.js";
+import {
+  discoverStateless,
+  type RevisionChoice,
+  type StatelessUpstream,
+  statelessEnvelope,
+} from "../session/stateless-upstream.js";
 import { ChildProcessTransport, describeExit, type StopTiming } from "./child-process-transport.js";
 import { SubprocessConnection } from "./subprocess-connection.js";
 
@@ -64,25 +73,67 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
       stopTiming: this.options.stopTiming,
       maxMessageBytes: this.options.maxMessageBytes,
     });
-    const client = createSessionClient(this.options.clientInfo);
     recordProtocolVersion(transport);
     const deadline = new ConnectDeadline(options);
+    let opened: { client: Client; stateless?: StatelessUpstream | undefined };
     try {
-      await deadline.race(client.connect(transport, { timeout: options.timeoutMs }));
+      opened = await deadline.race(this.open(transport, revisionChoice(spec.options), options.timeoutMs));
     } catch (error) {
       const spawnError = transport.spawnFailure;
       const message = deadline.abandoned
         ? ABANDONED_MESSAGE
         : spawnError
           ? await spawnFailure(spawnError, command, spec.cwd)
-          : connectFailure(error, transport, deadline.timedOut, options.timeoutMs);
+          : error instanceof StatelessRefused
+            ? error.message
+            : connectFailure(error, transport, deadline.timedOut, options.timeoutMs);
       await transport.close();
       throw new Error(message);
     } finally {
       deadline.dispose();
     }
-    return new SubprocessConnection(client, transport);
+    return new SubprocessConnection(opened.client, transport, opened.stateless);
   }
+
+  /**
+   * A client for the child, at the revision `revision` chooses: a session (`initialize`), or,
+   * asked first with `server/discover`, the stateless revision the child offers (`stateless`
+   * requires it; `auto` opens a session when it is not offered, with a client of its own).
+   */
+  private async open(
+    transport: ChildProcessTransport,
+    revision: RevisionChoice,
+    timeoutMs: number,
+  ): Promise<{ client: Client; stateless?: StatelessUpstream | undefined }> {
+    const client = createSessionClient(this.options.clientInfo);
+    if (revision !== "session") {
+      await Protocol.prototype.connect.call(client, transport);
+      const envelope = statelessEnvelope(this.options.clientInfo ?? DEFAULT_CLIENT_INFO);
+      const stateless = await discoverStateless(client, envelope, timeoutMs);
+      if (stateless) return { client, stateless };
+      if (revision === "stateless") {
+        throw new StatelessRefused(
+          "server/discover did not offer protocol revision 2026-07-28 (mcp_revision: stateless)",
+        );
+      }
+      // The probe's client lets go of the transport: the session's client wires it anew.
+      transport.onmessage = undefined;
+      transport.onclose = undefined;
+      transport.onerror = undefined;
+    }
+    const session = revision === "session" ? client : createSessionClient(this.options.clientInfo);
+    await session.connect(transport, { timeout: timeoutMs });
+    return { client: session };
+  }
+}
+
+/** A child that `mcp_revision: stateless` requires to offer the stateless revision did not. */
+class StatelessRefused extends Error {}
+
+/** `mcp_revision` of the server's entry; `session` when absent. */
+function revisionChoice(options: Readonly<Record<string, unknown>> | undefined): RevisionChoice {
+  const chosen = options?.mcp_revision;
+  return chosen === "stateless" || chosen === "auto" ? chosen : "session";
 }
 
 /** The safe-to-show reason the command could not be started. */
