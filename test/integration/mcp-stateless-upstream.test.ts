@@ -46,6 +46,10 @@ mcp_servers:
   modern:
     mode: remote
     endpoint: ${JSON.stringify(fixture.value)}
+  pinned:
+    mode: remote
+    endpoint: ${JSON.stringify(fixture.value)}
+    mcp_revision: session
 `);
     baseUrl = await gw.app.listen({ host: "127.0.0.1", port: 0 });
     gw.gateway.startBackground();
@@ -62,6 +66,10 @@ mcp_servers:
   it("is spoken to at its own revision, as its server/discover offers, and shown so", async () => {
     const detail = (await gw.app.inject({ method: "GET", url: "/api/mcp_servers/modern" })).json();
     expect(detail.meta.protocol_version).toBe(REVISION);
+    // Unless its entry asks for a session.
+    await gw.app.inject({ method: "POST", url: "/api/mcp_servers/pinned/start" });
+    const pinned = (await gw.app.inject({ method: "GET", url: "/api/mcp_servers/pinned" })).json();
+    expect(pinned.meta.protocol_version).toBe("2025-11-25");
     const answer = await statelessCall(baseUrl, "test_simple_text");
     expect(textOf(answer.result ?? {})).toBe("This is a simple text response for testing.");
   });

@@ -55,6 +55,11 @@ const COMMAND_RULE =
   "must be a non-empty list of strings such as [node, server.js] (a bare string is refused)";
 
 const commonShape = {
+  // The MCP revision spoken to the server: a session (`initialize`), 2026-07-28 (`stateless`), or
+  // whichever its `server/discover` offers (`auto`). Default: `session`, `auto` for remote.
+  mcp_revision: z
+    .enum(["session", "stateless", "auto"], { error: "must be one of session, stateless, auto" })
+    .optional(),
   env: stringMap().default(() => ({})),
   idle_ttl_s: intBetween(1, 86400).default(SERVER_KEY_DEFAULTS.idle_ttl_s),
   health_check_interval_s: intBetween(5, 3600).default(SERVER_KEY_DEFAULTS.health_check_interval_s),
@@ -75,11 +80,6 @@ const subprocessShape = {
   command: z
     .array(nonBlank("must be a non-empty string"), rule(COMMAND_RULE))
     .min(1, { error: COMMAND_RULE }),
-  // The MCP revision spoken to the child: a session (`initialize`), 2026-07-28 (`stateless`), or
-  // whichever its `server/discover` offers (`auto`).
-  mcp_revision: z
-    .enum(["session", "stateless", "auto"], { error: "must be one of session, stateless, auto" })
-    .optional(),
   ...commonShape,
 };
 

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { localSessionEnds, McpSessionConnection } from "../session/mcp-session-connection.js";
+import type { StatelessUpstream } from "../session/stateless-upstream.js";
 import type { ContainerTransport } from "./container-transport.js";
 
 /**
@@ -17,8 +18,10 @@ export class DockerConnection extends McpSessionConnection {
     private readonly transport: ContainerTransport,
     /** The engine's id of the container, for diagnostics and tests. */
     readonly containerId: string,
+    /** Set when the server speaks revision 2026-07-28 (see `McpSessionConnection`). */
+    stateless?: StatelessUpstream,
   ) {
-    super(client, localSessionEnds(transport));
+    super(client, localSessionEnds(transport), stateless);
   }
 
   /** Resolves once the container is removed, whether `close()` or its own exit ended it. */

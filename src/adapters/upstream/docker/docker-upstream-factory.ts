@@ -10,11 +10,8 @@ import type {
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
-import {
-  type ClientInfo,
-  createSessionClient,
-  recordProtocolVersion,
-} from "../session/mcp-session-connection.js";
+import { type ClientInfo, recordProtocolVersion } from "../session/mcp-session-connection.js";
+import { openAtRevision, revisionChoice, StatelessRefused } from "../session/revision-choice.js";
 import { type BuildOptions, containerName, createBody, readDockerOptions } from "./container-config.js";
 import { PROCESS_ID } from "./container-registry.js";
 import { ContainerTransport } from "./container-transport.js";
@@ -125,13 +122,19 @@ export class DockerUpstreamFactory implements UpstreamFactory {
         maxMessageBytes: this.options.maxMessageBytes,
       });
       step = "initialize";
-      const client = createSessionClient(this.options.clientInfo);
       recordProtocolVersion(transport);
-      await deadline.race(client.connect(transport, { timeout: options.timeoutMs }));
-      return new DockerConnection(client, transport, started.id);
+      const revision = revisionChoice(spec.options);
+      const opened = await deadline.race(
+        openAtRevision(transport, revision, this.options.clientInfo, options.timeoutMs),
+      );
+      return new DockerConnection(opened.client, transport, started.id, opened.stateless);
     } catch (error) {
       const failure = { step, timedOut: deadline.timedOut, timeoutMs: options.timeoutMs, transport };
-      const message = deadline.abandoned ? ABANDONED_MESSAGE : connectFailure(error, failure, this.runtime);
+      const message = deadline.abandoned
+        ? ABANDONED_MESSAGE
+        : error instanceof StatelessRefused
+          ? error.message
+          : connectFailure(error, failure, this.runtime);
       if (transport) await transport.close();
       else {
         stream?.destroy();

@@ -18,7 +18,8 @@ import {
   DEFAULT_CLIENT_INFO,
   recordProtocolVersion,
 } from "../session/mcp-session-connection.js";
-import { statelessEnvelope } from "../session/stateless-upstream.js";
+import { revisionChoice } from "../session/revision-choice.js";
+import { type RevisionChoice, statelessEnvelope } from "../session/stateless-upstream.js";
 import { ConnectionWatch, type RemoteTransportKind, STREAM_RECONNECTION } from "./connection-watch.js";
 import { connectFailure, httpStatusOf, lostRequestAnswer, shouldFallBackToSse } from "./failure-messages.js";
 import { RemoteConnection } from "./remote-connection.js";
@@ -93,6 +94,7 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
     opened: Opened,
     timeoutMs: number,
   ): Promise<RemoteConnection> {
+    const revision = revisionChoice(spec.options, "auto");
     // Hot-loaded endpoints come from a registry: as untrusted as REST-registered ones.
     const guarded = spec.source === "api" || spec.source === "runtime";
     if (guarded) await this.options.guard.assertAllowed(endpoint.href);
@@ -109,14 +111,14 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       throw new Error("abandoned");
     }
     if (settings.transport !== "auto") {
-      const only = await this.attempt(settings.transport, endpoint, settings, opened, timeoutMs);
+      const only = await this.attempt(settings.transport, endpoint, settings, opened, timeoutMs, revision);
       if ("connection" in only) return only.connection;
       throw only.failure;
     }
-    const first = await this.attempt("streamable_http", endpoint, settings, opened, timeoutMs);
+    const first = await this.attempt("streamable_http", endpoint, settings, opened, timeoutMs, revision);
     if ("connection" in first) return first.connection;
     if (first.fallBackStatus === undefined || opened.abandoned) throw first.failure;
-    const second = await this.attempt("sse", endpoint, settings, opened, timeoutMs);
+    const second = await this.attempt("sse", endpoint, settings, opened, timeoutMs, revision);
     if ("connection" in second) return second.connection;
     if (second.failure instanceof RequestRejected) throw second.failure;
     throw new Error(
@@ -134,6 +136,7 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
     settings: RemoteSettings,
     opened: Opened,
     timeoutMs: number,
+    revision: RevisionChoice,
   ): Promise<AttemptResult> {
     const http = opened.http as HttpClient;
     const scoped = {
@@ -142,13 +145,21 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       ...(settings.auth !== undefined && { auth: settings.auth }),
       readTimeoutMs: settings.readTimeoutMs,
     };
-    // An upstream that offers the stateless revision is spoken to at it; any other opens a session.
+    // An upstream that offers the stateless revision is spoken to at it, unless its entry asks for
+    // a session (`mcp_revision`); any other opens a session, unless its entry requires stateless.
     const envelope = statelessEnvelope(this.options.clientInfo ?? DEFAULT_CLIENT_INFO);
     const stateless =
-      kind === "streamable_http"
+      kind === "streamable_http" && revision !== "session"
         ? await probeStateless(createScopedFetch(scoped), endpoint, envelope, timeoutMs)
         : undefined;
     if (opened.abandoned) throw new Error("abandoned");
+    if (!stateless && revision === "stateless") {
+      return {
+        failure: new Error(
+          "server/discover did not offer protocol revision 2026-07-28 (mcp_revision: stateless)",
+        ),
+      };
+    }
     const watch = new ConnectionWatch(kind);
     const observed = createScopedFetch({ ...scoped, observer: watch });
     const fetch = stateless ? statelessHeaders(observed) : observed;

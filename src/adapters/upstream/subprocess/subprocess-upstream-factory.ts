@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type {
   ConnectOptions,
@@ -10,18 +9,9 @@ import type {
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
-import {
-  type ClientInfo,
-  createSessionClient,
-  DEFAULT_CLIENT_INFO,
-  recordProtocolVersion,
-} from "../session/mcp-session-connection.js";
-import {
-  discoverStateless,
-  type RevisionChoice,
-  type StatelessUpstream,
-  statelessEnvelope,
-} from "../session/stateless-upstream.js";
+import { type ClientInfo, recordProtocolVersion } from "../session/mcp-session-connection.js";
+import { openAtRevision, revisionChoice, StatelessRefused } from "../session/revision-choice.js";
+import type { StatelessUpstream } from "../session/stateless-upstream.js";
 import { ChildProcessTransport, describeExit, type StopTiming } from "./child-process-transport.js";
 import { SubprocessConnection } from "./subprocess-connection.js";
 
@@ -77,7 +67,10 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
     const deadline = new ConnectDeadline(options);
     let opened: { client: Client; stateless?: StatelessUpstream | undefined };
     try {
-      opened = await deadline.race(this.open(transport, revisionChoice(spec.options), options.timeoutMs));
+      const revision = revisionChoice(spec.options);
+      opened = await deadline.race(
+        openAtRevision(transport, revision, this.options.clientInfo, options.timeoutMs),
+      );
     } catch (error) {
       const spawnError = transport.spawnFailure;
       const message = deadline.abandoned
@@ -94,46 +87,6 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
     }
     return new SubprocessConnection(opened.client, transport, opened.stateless);
   }
-
-  /**
-   * A client for the child, at the revision `revision` chooses: a session (`initialize`), or,
-   * asked first with `server/discover`, the stateless revision the child offers (`stateless`
-   * requires it; `auto` opens a session when it is not offered, with a client of its own).
-   */
-  private async open(
-    transport: ChildProcessTransport,
-    revision: RevisionChoice,
-    timeoutMs: number,
-  ): Promise<{ client: Client; stateless?: StatelessUpstream | undefined }> {
-    const client = createSessionClient(this.options.clientInfo);
-    if (revision !== "session") {
-      await Protocol.prototype.connect.call(client, transport);
-      const envelope = statelessEnvelope(this.options.clientInfo ?? DEFAULT_CLIENT_INFO);
-      const stateless = await discoverStateless(client, envelope, timeoutMs);
-      if (stateless) return { client, stateless };
-      if (revision === "stateless") {
-        throw new StatelessRefused(
-          "server/discover did not offer protocol revision 2026-07-28 (mcp_revision: stateless)",
-        );
-      }
-      // The probe's client lets go of the transport: the session's client wires it anew.
-      transport.onmessage = undefined;
-      transport.onclose = undefined;
-      transport.onerror = undefined;
-    }
-    const session = revision === "session" ? client : createSessionClient(this.options.clientInfo);
-    await session.connect(transport, { timeout: timeoutMs });
-    return { client: session };
-  }
-}
-
-/** A child that `mcp_revision: stateless` requires to offer the stateless revision did not. */
-class StatelessRefused extends Error {}
-
-/** `mcp_revision` of the server's entry; `session` when absent. */
-function revisionChoice(options: Readonly<Record<string, unknown>> | undefined): RevisionChoice {
-  const chosen = options?.mcp_revision;
-  return chosen === "stateless" || chosen === "auto" ? chosen : "session";
 }
 
 /** The safe-to-show reason the command could not be started. */

@@ -36,7 +36,7 @@ export const INPUT_KINDS: Readonly<
  * How long a round stays open after the upstream's first request for input, for the others it
  * sends at the same time (a server asks for several inputs at once): they are answered together.
  */
-const ROUND_SETTLE_MS = 20;
+const ROUND_SETTLE_MS = 50;
 
 interface Pending extends InputRequest {
   resolve(result: Record<string, unknown>): void;
