@@ -8,13 +8,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../domain/errors.js";
 import { decodeHeaderValue, MCP_NAME_FIELD } from "../../domain/policy/param-headers.js";
+import {
+  INPUT_REQUIRED_METHODS,
+  STATELESS_META,
+  STATELESS_REVISION,
+} from "../../domain/stateless-revision.js";
 import { statelessRefusal, type TransportAnswer } from "./error-mapping.js";
-import { INPUT_METHODS, type StatelessInput } from "./front-door/input-rounds.js";
+import type { StatelessInput } from "./front-door/input-rounds.js";
 import { readableRequestId, readMessage } from "./jsonrpc-message.js";
 import { type AnswerWriting, single } from "./session-transport.js";
-
-/** The stateless revision: no `initialize`, no session; every request carries its own `_meta`. */
-export const STATELESS_REVISION = "2026-07-28";
 
 /**
  * Every revision the endpoint serves, newest first: the stateless one, and the session revisions
@@ -33,14 +35,7 @@ export const STATELESS_CLIENT = {
   client_info: { name: "stateless-client", version: STATELESS_REVISION },
 } as const;
 
-/** The per-request `_meta` keys of the stateless revision. */
-const META = {
-  version: "io.modelcontextprotocol/protocolVersion",
-  serverInfo: "io.modelcontextprotocol/serverInfo",
-  logLevel: "io.modelcontextprotocol/logLevel",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-  subscriptionId: "io.modelcontextprotocol/subscriptionId",
-} as const;
+const META = STATELESS_META;
 
 /** A stateless request the endpoint serves. */
 export interface StatelessRequest {
@@ -99,7 +94,7 @@ export async function readStatelessPost(
     return { kind: "refused", status: outcome.httpStatus, headers: {}, body: { jsonrpc: "2.0", id, error } };
   }
   const meta = metaOf(outcome.message.params);
-  const requested = meta[META.version];
+  const requested = meta[META.protocolVersion];
   // A session revision named in `_meta` is not served statelessly: it needs `initialize`.
   if (requested !== STATELESS_REVISION) {
     const supported = {
@@ -140,7 +135,7 @@ function takeInput(
   capabilities: unknown,
 ): { request: JSONRPCRequest; input: StatelessInput | string } {
   const declared = isObject(capabilities) ? capabilities : undefined;
-  if (!INPUT_METHODS.has(message.method) || !message.params)
+  if (!INPUT_REQUIRED_METHODS.has(message.method) || !message.params)
     return { request: message, input: { capabilities: declared, responses: undefined, state: undefined } };
   const { inputResponses, requestState, ...params } = message.params;
   const request = { ...message, params };
@@ -196,9 +191,9 @@ const REMOVED_METHODS = new Set([
 
 /** The `_meta` keys of the revision's per-request envelope: read here, never passed on. */
 const ENVELOPE = new Set<string>([
-  META.version,
-  "io.modelcontextprotocol/clientInfo",
-  "io.modelcontextprotocol/clientCapabilities",
+  META.protocolVersion,
+  META.clientInfo,
+  META.clientCapabilities,
   META.logLevel,
 ]);
 

@@ -1,11 +1,7 @@
 import type { FetchFunction } from "../../../app/ports/endpoint-guard.js";
 import { encodeHeaderValue, MCP_NAME_FIELD } from "../../../domain/policy/param-headers.js";
-import {
-  offeredStateless,
-  PROBE_TIMEOUT_MS,
-  STATELESS_REVISION,
-  type StatelessUpstream,
-} from "../session/stateless-upstream.js";
+import { STATELESS_REVISION } from "../../../domain/stateless-revision.js";
+import { offeredStateless, PROBE_TIMEOUT_MS, type StatelessUpstream } from "../session/stateless-upstream.js";
 
 /**
  * Asks `endpoint` for `server/discover` as a client of revision 2026-07-28 would (the revision's

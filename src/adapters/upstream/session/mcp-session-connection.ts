@@ -11,8 +11,9 @@ import {
   type UpstreamPeer,
 } from "../../../app/ports/upstream.js";
 import type { ToolSchema } from "../../../domain/server/server-spec.js";
+import { STATELESS_REVISION } from "../../../domain/stateless-revision.js";
 import { DirectRequests } from "./direct-requests.js";
-import { STATELESS_REVISION, type StatelessUpstream, StatelessUpstreamLane } from "./stateless-upstream.js";
+import { type StatelessUpstream, StatelessUpstreamLane } from "./stateless-upstream.js";
 
 /**
  * Most `tools/list` pages followed. A server whose cursors never end would otherwise keep the call
@@ -153,19 +154,6 @@ export interface SessionEnds {
   readonly describeFailure?: (error: unknown, what: string) => unknown;
 }
 
-/**
- * An initialized MCP session over an SDK `Client`, whatever carries it (child process, container,
- * HTTP). Modes extend it with what is theirs to show (pid, container id, transport kind).
- *
- * Guaranteed: `listTools` follows cursors (at most {@link MAX_TOOL_PAGES} pages, all within one
- * `timeoutMs`); `callTool` returns the result as the upstream sent it, with `content` defaulting to
- * `[]`; `close()` is idempotent and every caller's promise resolves once `release` did; `onClosed`
- * listeners run once with the reason when the connection ends without `close()`, including a
- * listener added after that happened. Calls reject with: the signal's reason when aborted; an Error
- * named `TimeoutError` (the name `AbortSignal.timeout()` uses) past `timeoutMs`; `upstream
- * connection closed: <reason>` when the connection ends mid-call or has ended; the server's JSON-RPC
- * error otherwise (through `describeFailure`). Not guaranteed: ordering between concurrent calls.
- */
 /** The protocol revision `initialize` settled on, per transport (see {@link recordProtocolVersion}). */
 const negotiated = new WeakMap<Transport, string>();
 
@@ -183,6 +171,19 @@ export function recordProtocolVersion(transport: Transport): void {
   };
 }
 
+/**
+ * An initialized MCP session over an SDK `Client`, whatever carries it (child process, container,
+ * HTTP). Modes extend it with what is theirs to show (pid, container id, transport kind).
+ *
+ * Guaranteed: `listTools` follows cursors (at most {@link MAX_TOOL_PAGES} pages, all within one
+ * `timeoutMs`); `callTool` returns the result as the upstream sent it, with `content` defaulting to
+ * `[]`; `close()` is idempotent and every caller's promise resolves once `release` did; `onClosed`
+ * listeners run once with the reason when the connection ends without `close()`, including a
+ * listener added after that happened. Calls reject with: the signal's reason when aborted; an Error
+ * named `TimeoutError` (the name `AbortSignal.timeout()` uses) past `timeoutMs`; `upstream
+ * connection closed: <reason>` when the connection ends mid-call or has ended; the server's JSON-RPC
+ * error otherwise (through `describeFailure`). Not guaranteed: ordering between concurrent calls.
+ */
 export class McpSessionConnection implements UpstreamConnection {
   private closeRequested = false;
   private closing: Promise<void> | undefined;

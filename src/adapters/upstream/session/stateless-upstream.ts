@@ -2,10 +2,12 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallOptions, UpstreamPeer } from "../../../app/ports/upstream.js";
+import {
+  INPUT_REQUIRED_METHODS,
+  STATELESS_META,
+  STATELESS_REVISION,
+} from "../../../domain/stateless-revision.js";
 import type { DirectRequests } from "./direct-requests.js";
-
-/** The stateless revision an upstream may speak. */
-export const STATELESS_REVISION = "2026-07-28";
 
 /**
  * An upstream of revision 2026-07-28 (stateless), as its `server/discover` described it: no
@@ -24,16 +26,13 @@ export function statelessEnvelope(info: {
   capabilities?: Record<string, unknown> | undefined;
 }): Record<string, unknown> {
   return {
-    "io.modelcontextprotocol/protocolVersion": STATELESS_REVISION,
-    "io.modelcontextprotocol/clientInfo": { name: info.name, version: info.version },
-    "io.modelcontextprotocol/clientCapabilities": info.capabilities ?? {},
+    [STATELESS_META.protocolVersion]: STATELESS_REVISION,
+    [STATELESS_META.clientInfo]: { name: info.name, version: info.version },
+    [STATELESS_META.clientCapabilities]: info.capabilities ?? {},
   };
 }
 
-const CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-
-/** The requests whose answer may be `input_required`. */
-const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+const CAPABILITIES = STATELESS_META.clientCapabilities;
 
 /** Most `input_required` rounds of one request answered before it is given up. */
 const MAX_INPUT_ROUNDS = 8;
@@ -107,7 +106,7 @@ export class StatelessUpstreamLane {
     for (let round = 0; ; round++) {
       const result = await this.direct.request(method, this.enveloped(sent, options), options);
       const asked = inputRequired(result);
-      if (!asked || !INPUT_METHODS.has(method)) return result;
+      if (!asked || !INPUT_REQUIRED_METHODS.has(method)) return result;
       if (round >= MAX_INPUT_ROUNDS) {
         throw new McpError(
           ErrorCode.InternalError,
@@ -141,7 +140,7 @@ export class StatelessUpstreamLane {
     const meta = params?._meta as Record<string, unknown> | undefined;
     const envelope: Record<string, unknown> = {
       ...this.upstream.envelope,
-      "io.modelcontextprotocol/logLevel": this.logLevel,
+      [STATELESS_META.logLevel]: this.logLevel,
     };
     const client = options?.clientCapabilities;
     if (client) {

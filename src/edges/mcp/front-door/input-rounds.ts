@@ -3,9 +3,6 @@ import { GatewayError } from "../../../domain/errors.js";
 import { type AskClient, HeldRequest, invalidResponse } from "./held-request.js";
 import { argumentsDigest, REQUEST_STATE_TTL_MS, type RequestStateCodec } from "./request-state.js";
 
-/** The requests that may answer `input_required` (revision 2026-07-28). */
-export const INPUT_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"]);
-
 /** What a stateless request carries for the rounds of input: its capabilities, answers and state. */
 export interface StatelessInput {
   /** `_meta["io.modelcontextprotocol/clientCapabilities"]`; undefined when the request named none. */

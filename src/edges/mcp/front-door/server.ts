@@ -19,6 +19,7 @@ import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstream.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import { GatewayError } from "../../../domain/errors.js";
+import { INPUT_REQUIRED_METHODS } from "../../../domain/stateless-revision.js";
 import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
 import { lazySchemaValidator } from "../lazy-schema-validator.js";
 import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
@@ -26,7 +27,7 @@ import { checkParamHeaders } from "../param-headers.js";
 import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
 import type { AskClient } from "./held-request.js";
 import { type FrontDoorHub, type FrontDoorSession, type RequestChannel, refuseUndeclared } from "./hub.js";
-import { INPUT_METHODS, type InputRounds, type StatelessInput } from "./input-rounds.js";
+import type { InputRounds, StatelessInput } from "./input-rounds.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown> | undefined;
@@ -96,7 +97,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   });
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
     const rounds = options.inputRounds;
-    if (!rounds || !INPUT_METHODS.has(request.method)) {
+    if (!rounds || !INPUT_REQUIRED_METHODS.has(request.method)) {
       return handle(request, extra, channelOf(session, extra), options.contextOf(extra.signal)).catch(
         (error: unknown) => {
           throw relayFailure(error, services.logger);
