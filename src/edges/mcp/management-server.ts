@@ -15,6 +15,7 @@ import { GatewayError } from "../../domain/errors.js";
 import { egressRefusal, type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
 import { lazySchemaValidator } from "./lazy-schema-validator.js";
 import { checkParamHeaders } from "./param-headers.js";
+import { handleRequest } from "./session-dispatch.js";
 
 export const SERVER_NAME = "airlock";
 
@@ -90,8 +91,8 @@ export function createManagementServer(
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: lazySchemaValidator() },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  handleRequest(server, ListToolsRequestSchema, async () => ({ tools: LISTED }));
+  handleRequest(server, CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const exposure = BY_NAME.get(name);
     if (!exposure) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);

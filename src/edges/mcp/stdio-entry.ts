@@ -2,7 +2,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../app/context.js";
 import type { StdioServices } from "../../app/edge-services.js";
 import { createManagementServer } from "./management-server.js";
-import { answerInvalidParams } from "./session-dispatch.js";
+import { connectSession } from "./session-dispatch.js";
 import { StdioTransport } from "./stdio-transport.js";
 
 /**
@@ -32,7 +32,6 @@ export async function serveStdio(
   const server = sessionServer
     ? sessionServer("stdio", contextOf)
     : createManagementServer(services, contextOf);
-  answerInvalidParams(server);
   const transport = new StdioTransport({ maxJsonDepth });
   const closed = new Promise<void>((resolve) => {
     const previous = server.onclose;
@@ -42,7 +41,7 @@ export async function serveStdio(
     };
     void transport.ended.then(resolve);
   });
-  await server.connect(transport);
+  await connectSession(server, transport);
   return {
     closed,
     stopReading: () => transport.stopReading(),

@@ -70,7 +70,7 @@ async function upstream(): Promise<Upstream> {
 }
 
 describe("requests relayed beside the SDK client", () => {
-  it("answers tools/call with the result as sent, under ids drawn from the SDK's own count", async () => {
+  it("answers tools/call with the result as sent, under ids of a range the SDK's count never reaches", async () => {
     const up = await upstream();
     const [a, b] = await Promise.all([
       up.connection.callTool("echo", { text: "one" }, { timeoutMs: 5_000 }),
@@ -80,9 +80,9 @@ describe("requests relayed beside the SDK client", () => {
     expect(b.content).toEqual([{ type: "text", text: "two" }]);
     // The SDK's requests still work on the same transport.
     expect((await up.connection.listTools({ timeoutMs: 5_000 })).map((t) => t.name)).toContain("echo");
-    // initialize took 0, the relayed calls 1 and 2, the SDK's tools/list the next: one count.
+    // initialize took 0 and the SDK's tools/list 1; the relayed calls count from 2^30.
     const ids = up.received.filter((m) => "id" in m && "method" in m).map((m) => ("id" in m ? m.id : null));
-    expect(ids).toEqual([0, 1, 2, 3]);
+    expect(ids).toEqual([0, 2 ** 30, 2 ** 30 + 1, 1]);
     await up.close();
   });
 

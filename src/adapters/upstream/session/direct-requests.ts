@@ -29,7 +29,7 @@ interface Pending {
  * with `notifications/cancelled`, progress reaches `onProgress` (its token is the request id), and
  * the end of the connection rejects every request in flight with `ConnectionClosed`.
  *
- * Ids come from `nextId`, which the connection draws from the SDK client's own count, so the two
+ * Ids come from `nextId`, a range of its own that the SDK client's count never reaches, so the two
  * never use the same id on the transport. A message is taken only when its id (or progress token)
  * names a request of this lane still in flight, as a number or a string of one (some servers echo
  * ids as strings; the SDK matches them the same way); everything else goes on to the SDK, late

@@ -89,24 +89,24 @@ function routeIncoming(transport: Transport, direct: DirectRequests): void {
   };
 }
 
+/** First id of the direct lane's requests; the SDK client counts its own up from 0. */
+const LANE_FIRST_ID = 2 ** 30;
+/** Past the last id the lane uses, it starts again at its first (ids of calls long answered). */
+const LANE_ID_END = 2 ** 31 - 1;
+
 /**
- * Request ids from the SDK client's own count (its `_requestMessageId`), so that the lane's requests
- * and the SDK's never share an id and every id is a small non-negative integer, as a server that
- * keeps ids in an unsigned type needs. The count is a private field of the SDK's `Protocol`: should
- * a later SDK not have it, the lane counts negative ids of its own (valid JSON-RPC, and never the
- * SDK's).
+ * Request ids of the direct lane: from 2^30 up, below 2^31, so that they never meet the SDK
+ * client's (which counts from 0 and sends a handful of requests per connection: `initialize`,
+ * listings, task-augmented calls), and every id is a non-negative integer that fits in 32 bits,
+ * as a server keeping ids in an `int32` or an unsigned type needs.
  */
-function requestIds(client: Client): () => number {
-  const shared = client as unknown as { _requestMessageId?: unknown };
-  if (typeof shared._requestMessageId === "number") {
-    return () => {
-      const id = shared._requestMessageId as number;
-      shared._requestMessageId = id + 1;
-      return id;
-    };
-  }
-  let next = -1;
-  return () => next--;
+function laneRequestIds(): () => number {
+  let next = LANE_FIRST_ID;
+  return () => {
+    const id = next;
+    next = id + 1 < LANE_ID_END ? id + 1 : LANE_FIRST_ID;
+    return id;
+  };
 }
 
 /**
@@ -212,7 +212,7 @@ export class McpSessionConnection implements UpstreamConnection {
     void ends.ended.then((reason) => this.endUnasked(reason));
     const transport = client.transport;
     if (transport) {
-      this.direct = new DirectRequests(transport, requestIds(client));
+      this.direct = new DirectRequests(transport, laneRequestIds());
       routeIncoming(transport, this.direct);
       if (stateless) this.lane = new StatelessUpstreamLane(this.direct, stateless, () => this.peer);
     }

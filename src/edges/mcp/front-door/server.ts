@@ -24,6 +24,7 @@ import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
 import { lazySchemaValidator } from "../lazy-schema-validator.js";
 import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
+import { handleRequest } from "../session-dispatch.js";
 import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
 import type { AskClient } from "./held-request.js";
 import { type FrontDoorHub, type FrontDoorSession, type RequestChannel, refuseUndeclared } from "./hub.js";
@@ -81,7 +82,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   server.removeRequestHandler("logging/setLevel");
   const session: FrontDoorSession = { key, server, subscriptions: new Set() };
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+  handleRequest(server, ListToolsRequestSchema, async (_request, extra) => {
     const ctx = options.contextOf(extra.signal);
     const management = (await frontDoorManagementTools(services, ctx)).map(listedTool);
     if (!(await mayUseUpstreams(services, ctx, "tools/list"))) return { tools: management };
