@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // Example MCP server (stdio): basic arithmetic. Run with `node examples/servers/arithmetic.mjs`.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 const server = new McpServer({ name: "arithmetic", version: "1.0.0" });
 
-const pair = {
+const pair = z.object({
   a: z.number().describe("First operand"),
   b: z.number().describe("Second operand"),
-};
-const resultShape = { result: z.number().describe("The computed value") };
+});
+const resultShape = z.object({ result: z.number().describe("The computed value") });
 
 /** A successful result: the number as text, and as structured content. */
 function answer(result) {
@@ -58,7 +58,7 @@ server.registerTool(
   "sum",
   {
     description: "Add up a list of numbers; the sum of an empty list is 0.",
-    inputSchema: { numbers: z.array(z.number()).describe("The numbers to add") },
+    inputSchema: z.object({ numbers: z.array(z.number()).describe("The numbers to add") }),
     outputSchema: resultShape,
   },
   async ({ numbers }) => answer(numbers.reduce((total, n) => total + n, 0)),

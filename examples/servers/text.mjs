@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Example MCP server (stdio): simple text transformations. Run with `node examples/servers/text.mjs`.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 const server = new McpServer({ name: "text", version: "1.0.0" });
 
-const input = { text: z.string().describe("The text to work on") };
-const textShape = { text: z.string().describe("The resulting text") };
+const input = z.object({ text: z.string().describe("The text to work on") });
+const textShape = z.object({ text: z.string().describe("The resulting text") });
 
 /** A successful text result: as text content and as structured content. */
 function answer(text) {
@@ -47,7 +47,7 @@ server.registerTool(
   {
     description: "Count the words in the text (runs of non-whitespace characters).",
     inputSchema: input,
-    outputSchema: { words: z.number().int().describe("Number of words") },
+    outputSchema: z.object({ words: z.number().int().describe("Number of words") }),
   },
   async ({ text }) => {
     const words = text.split(/\s+/).filter((word) => word.length > 0).length;

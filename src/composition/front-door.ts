@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/server";
 import { TOOL_EXPOSURES } from "../app/catalog.js";
 import type { RequestContext } from "../app/context.js";
 import { FrontDoorRelay } from "../app/front-door/relay.js";

@@ -1,4 +1,4 @@
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { ApprovalRefusal } from "../../src/domain/approval/approval-refusal.js";
 import {
@@ -56,7 +56,7 @@ describe("the error catalogue, as each edge writes it", () => {
     const entry = ERROR_CATALOGUE[type];
     const error = new GatewayError(type, "what happened", null, { subject: "ghost" });
     if (entry.mcp === "jsonrpc") {
-      expect(() => toolFailure("gateway_x", error)).toThrow(McpError);
+      expect(() => toolFailure("gateway_x", error)).toThrow(ProtocolError);
       return;
     }
     const result = toolFailure("gateway_x", error);

@@ -1,4 +1,4 @@
-import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NdjsonReader } from "../../src/adapters/upstream/session/ndjson-reader.js";

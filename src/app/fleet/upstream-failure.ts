@@ -1,8 +1,8 @@
 import { type ErrorType, GatewayError, RequestRejected, type UpstreamRpcError } from "../../domain/errors.js";
 import { UpstreamConnectionLost } from "../ports/upstream.js";
 
-/** JSON-RPC code the MCP SDK uses when a request outlives its timeout. */
-const SDK_REQUEST_TIMEOUT = -32001;
+/** JSON-RPC code of a request that outlived its timeout, as MCP SDKs answer it. */
+const RPC_REQUEST_TIMEOUT = -32001;
 
 /**
  * Classifies what an upstream call or start threw into a catalogued error with a message safe to
@@ -17,7 +17,7 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
   if (error instanceof GatewayError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const name = (error as { name?: unknown } | null)?.name;
-  if (code === SDK_REQUEST_TIMEOUT || name === "TimeoutError") {
+  if (code === RPC_REQUEST_TIMEOUT || name === "TimeoutError") {
     return new GatewayError(
       "ToolTimeoutError",
       timeoutMs ? `timed out after ${timeoutMs} ms` : "timed out",
@@ -25,20 +25,26 @@ export function upstreamFailure(error: unknown, fallback: ErrorType, timeoutMs?:
     );
   }
   if (name === "AbortError") return new GatewayError("ToolInvocationError", "cancelled");
-  const message = error instanceof Error ? error.message : String(error);
+  const rpc = rpcErrorOf(error, code);
+  // A JSON-RPC error is named with its code, as `MCP error <code>: <message as sent>`.
+  const message = rpc
+    ? `MCP error ${rpc.code}: ${rpc.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
   if (error instanceof UpstreamConnectionLost && fallback === "ToolInvocationError") {
     return new ConnectionLostFailure(firstLine(message));
   }
-  const rpc = fallback === "ToolInvocationError" ? rpcErrorOf(error, code) : undefined;
   // A `ToolInvocationError` everywhere that keeps the error as the upstream sent it, for the front
   // door to relay it unchanged.
-  if (rpc) return new GatewayError("ToolInvocationError", firstLine(message), null, { upstream: rpc });
+  if (rpc && fallback === "ToolInvocationError")
+    return new GatewayError("ToolInvocationError", firstLine(message), null, { upstream: rpc });
   return new GatewayError(fallback, firstLine(message));
 }
 
 /**
- * The first line, without a repeated `MCP error <code>: ` prefix: an SDK server answers a thrown
- * `McpError` with its message, prefix included, and the SDK client adds the prefix again.
+ * The first line, without a repeated `MCP error <code>: ` prefix: an SDK server of the 2025 era
+ * answers a thrown error with its message, prefix included, and the prefix is added again here.
  */
 function firstLine(text: string): string {
   const line = (text.split("\n", 1)[0] ?? "").replace(/^(MCP error -?\d+: )(?=\1)/, "");
@@ -46,15 +52,16 @@ function firstLine(text: string): string {
 }
 
 /**
- * The JSON-RPC error an SDK client raised for an upstream's error response (`McpError`: a numeric
- * code and the message `MCP error <code>: <message as sent>`), or undefined for anything else.
+ * The JSON-RPC error an upstream answered with, as the MCP client raised it (an Error named
+ * `ProtocolError` with an integer `code`, the message and `data` as sent), or undefined for
+ * anything else. Failures of the client itself carry a string code (`REQUEST_TIMEOUT`), system
+ * errors too (`ECONNRESET`).
  */
 function rpcErrorOf(error: unknown, code: unknown): UpstreamRpcError | undefined {
-  if (!(error instanceof Error) || typeof code !== "number") return undefined;
-  const prefix = `MCP error ${code}: `;
-  if (!error.message.startsWith(prefix)) return undefined;
+  if (!(error instanceof Error) || error.name !== "ProtocolError") return undefined;
+  if (typeof code !== "number" || !Number.isSafeInteger(code)) return undefined;
   const data = (error as { data?: unknown }).data;
-  return { code, message: error.message.slice(prefix.length), ...(data !== undefined && { data }) };
+  return { code, message: error.message, ...(data !== undefined && { data }) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Logger } from "../../app/ports/logger.js";
 import { GatewayError, INTERNAL_ERROR_MESSAGE } from "../../domain/errors.js";
 
@@ -67,8 +67,8 @@ export function egressRefusal(tool: string, refusal: GatewayError): string {
  */
 export function upstreamToolFailure(tool: string, error: unknown, unlisted: boolean): ToolResultPayload {
   if (!(error instanceof GatewayError) || error.upstream) throw error;
-  if (unlisted || error.rpcCode === ErrorCode.MethodNotFound) {
-    throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${tool}`);
+  if (unlisted || error.rpcCode === ProtocolErrorCode.MethodNotFound) {
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Unknown tool: ${tool}`);
   }
   return { content: [{ type: "text", text: `${error.type}: ${error.message}` }], isError: true };
 }
@@ -80,18 +80,17 @@ export function upstreamToolFailure(tool: string, error: unknown, unlisted: bool
  * nothing (and is logged).
  */
 export function relayFailure(error: unknown, logger: Logger): Error {
-  if (error instanceof McpError) return error;
+  if (error instanceof ProtocolError) return error;
   if (error instanceof GatewayError) {
-    // The SDK writes the thrown error's code, message and data as they are (an McpError would add
-    // its prefix to the upstream's message again).
-    if (error.upstream) return Object.assign(new Error(error.upstream.message), error.upstream);
+    const upstream = error.upstream;
+    if (upstream) return new ProtocolError(upstream.code, upstream.message, upstream.data);
     if (error.mcp === "jsonrpc") return jsonRpcError(error);
-    return new McpError(ErrorCode.InternalError, `${error.type}: ${error.message}`, {
+    return new ProtocolError(ProtocolErrorCode.InternalError, `${error.type}: ${error.message}`, {
       error_type: error.type,
     });
   }
   logger.error({ err: String(error) }, "front door relay failed unexpectedly");
-  return new McpError(ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE);
+  return new ProtocolError(ProtocolErrorCode.InternalError, INTERNAL_ERROR_MESSAGE);
 }
 
 /**
@@ -99,7 +98,7 @@ export function relayFailure(error: unknown, logger: Logger): Error {
  * status, and its JSON-RPC error (code, message, details as `data`) answering the request's id.
  */
 export function statelessRefusal(error: GatewayError, id: string | number | null): TransportAnswer {
-  const rpc = { code: error.rpcCode ?? ErrorCode.InternalError, message: error.message };
+  const rpc = { code: error.rpcCode ?? ProtocolErrorCode.InternalError, message: error.message };
   return {
     status: error.status,
     headers: {},
@@ -144,8 +143,12 @@ export function transportRefusal(error: GatewayError, id: string | number | null
  * The JSON-RPC error of a catalogue error answered as one (`mcp: "jsonrpc"`): its code, its message
  * and its details as `data`. Thrown where the SDK answers the request (a refusal before any tool ran).
  */
-export function jsonRpcError(error: GatewayError): McpError {
-  return new McpError(error.rpcCode ?? ErrorCode.InternalError, error.message, error.details ?? undefined);
+export function jsonRpcError(error: GatewayError): ProtocolError {
+  return new ProtocolError(
+    error.rpcCode ?? ProtocolErrorCode.InternalError,
+    error.message,
+    error.details ?? undefined,
+  );
 }
 
 /** Shape 1 says `isError: false` in so many words: written out, not left to the absent default. */

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/server";
 import {
   type InitializeRequest,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type {
   FastifyError,
   FastifyInstance,
@@ -36,7 +36,6 @@ import { isInitialize, readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer, SERVER_NAME } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
 import { type SessionCapLimits, SessionCaps, type SessionSlot } from "./session-caps.js";
-import { connectSession } from "./session-dispatch.js";
 import { adoptClient, replayInitialization } from "./session-restore.js";
 import { SessionTransport } from "./session-transport.js";
 import {
@@ -250,7 +249,7 @@ export class McpHttpEndpoint {
       await this.record(id, caller, body);
     });
     try {
-      await connectSession(server, transport);
+      await server.connect(transport);
       reply.hijack();
       await transport.handle(request, reply.raw);
     } finally {
@@ -525,7 +524,7 @@ export class McpHttpEndpoint {
     const identity = { caller };
     const { server, transport } = this.openSession(id, identity);
     try {
-      await connectSession(server, transport);
+      await server.connect(transport);
       await replayInitialization(transport, record);
     } catch (error) {
       slot.release();
@@ -685,7 +684,7 @@ async function serveStatelessClient(server: Server, transport: SessionTransport)
 /** Connects a server made for stateless requests to `transport`; closes the transport when that fails. */
 async function connectStateless(server: Server, transport: SessionTransport): Promise<void> {
   try {
-    await connectSession(server, transport);
+    await server.connect(transport);
   } catch (error) {
     void transport.close().catch(() => undefined);
     throw error;

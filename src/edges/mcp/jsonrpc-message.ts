@@ -2,10 +2,10 @@ import {
   type InitializeRequest,
   isInitializeRequest,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type JSONRPCRequest,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+  specTypeSchemas,
+} from "@modelcontextprotocol/server";
 import { isPlainJsonRpc, isPlainPayload } from "../../domain/plain-json-rpc.js";
 
 /** The keys a JSON-RPC request may have (the SDK's request schema is strict). */
@@ -19,16 +19,20 @@ export function isInitialize(message: unknown): message is InitializeRequest {
   return (message as { method?: unknown } | null)?.method === "initialize" && isInitializeRequest(message);
 }
 
+/** The SDK's schema of a JSON-RPC message (zod, and so checked synchronously). */
+const messageSchema = specTypeSchemas.JSONRPCMessage["~standard"];
+
 /**
- * One message of a POST body as the SDK's `JSONRPCMessageSchema` reads it, or null when it is not
+ * One message of a POST body as the SDK's JSON-RPC message schema reads it, or null when it is not
  * a JSON-RPC message. Plain requests and notifications (no `_meta` and no own `__proto__` key in
  * their params: the parts the schema could change) are checked in place, which is what nearly every
  * message is; anything else goes through the schema.
  */
 export function readMessage(item: unknown): JSONRPCMessage | null {
   if (isPlainRequest(item)) return item;
-  const parsed = JSONRPCMessageSchema.safeParse(item);
-  return parsed.success ? parsed.data : null;
+  const checked = messageSchema.validate(item);
+  if (checked instanceof Promise || checked.issues) return null;
+  return checked.value as JSONRPCMessage;
 }
 
 function isPlainRequest(message: unknown): message is JSONRPCMessage {

@@ -1,11 +1,4 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, type Server, type Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { TOOL_EXPOSURES, type ToolExposure } from "../../app/catalog.js";
 import type { RequestContext } from "../../app/context.js";
@@ -13,9 +6,9 @@ import type { ManagementServerServices } from "../../app/edge-services.js";
 import { zodValidation } from "../../app/validation.js";
 import { GatewayError } from "../../domain/errors.js";
 import { egressRefusal, type ToolResultPayload, toolFailure, toolSuccess } from "./error-mapping.js";
+import { GatewayServer, requestHeaders } from "./gateway-server.js";
 import { lazySchemaValidator } from "./lazy-schema-validator.js";
 import { checkParamHeaders } from "./param-headers.js";
-import { handleRequest } from "./session-dispatch.js";
 
 export const SERVER_NAME = "airlock";
 
@@ -87,27 +80,27 @@ export function createManagementServer(
   services: ManagementServerServices,
   contextOf: (signal: AbortSignal) => RequestContext,
 ): Server {
-  const server = new Server(
+  const server = new GatewayServer(
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: lazySchemaValidator() },
   );
-  handleRequest(server, ListToolsRequestSchema, async () => ({ tools: LISTED }));
-  handleRequest(server, CallToolRequestSchema, async (request, extra) => {
-    const name = request.params.name;
+  server.setRequestHandler("tools/list", async () => ({ tools: LISTED }));
+  server.setRequestHandler("tools/call", async ({ params }, ctx) => {
+    const name = params.name;
     const exposure = BY_NAME.get(name);
-    if (!exposure) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    if (!exposure) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Unknown tool: ${name}`);
     // `gateway_call` annotates no parameter: Mcp-Param-* headers never speak for the calls of a batch.
     checkParamHeaders(
       services,
       listedTool(exposure),
-      request.params.arguments ?? {},
-      extra.requestInfo?.headers,
+      params.arguments ?? {},
+      requestHeaders(server, ctx.mcpReq.id),
     );
-    const args = request.params.arguments ?? {};
+    const args = params.arguments ?? {};
     let admitted: RequestContext;
     try {
       // Admitted before its arguments are read: a caller who may not call the tool learns that first.
-      admitted = await admitTool(services, exposure, args, contextOf(extra.signal));
+      admitted = await admitTool(services, exposure, args, contextOf(ctx.mcpReq.signal));
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       return { content: [{ type: "text", text: egressRefusal(exposure.name, error) }], isError: true };

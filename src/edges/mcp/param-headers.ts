@@ -1,4 +1,4 @@
-import type { IsomorphicHeaders } from "@modelcontextprotocol/sdk/types.js";
+import type { IncomingHttpHeaders } from "node:http";
 import type { ParamHeaderServices } from "../../app/edge-services.js";
 import { GatewayError } from "../../domain/errors.js";
 import { paramHeaderVerdict } from "../../domain/policy/param-headers.js";
@@ -19,7 +19,7 @@ export function checkParamHeaders(
   services: ParamHeaderServices,
   tool: { name: string; inputSchema: unknown },
   args: Record<string, unknown>,
-  headers: IsomorphicHeaders | undefined,
+  headers: IncomingHttpHeaders | undefined,
 ): void {
   if (!headers) return;
   const required = services.settings.paramHeadersRequired ?? false;

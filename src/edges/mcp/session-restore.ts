@@ -1,4 +1,4 @@
-import type { InitializeResult } from "@modelcontextprotocol/sdk/types.js";
+import type { InitializeResult } from "@modelcontextprotocol/server";
 import type { McpSessionRecord } from "../../app/ports/mcp-session-repository.js";
 import type { SessionTransport } from "./session-transport.js";
 

@@ -1,16 +1,15 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import {
   type InitializeRequest,
   type InitializeResult,
   isJSONRPCErrorResponse,
+  isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
-  type MessageExtraInfo,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import {
   answeredRequest,
   isInitialize,
@@ -134,9 +133,21 @@ export class SessionTransport implements Transport {
     res: ServerResponse,
     writing: AnswerWriting,
   ): void {
-    const exchange = new HttpExchange(res, [message.id], undefined, (ids) => this.cancelLeft(ids), writing);
+    const exchange = new HttpExchange(
+      res,
+      headers,
+      [message.id],
+      undefined,
+      (ids) => this.cancelLeft(ids),
+      writing,
+    );
     this.exchanges.set(message.id, exchange);
-    this.onmessage?.(message, { requestInfo: { headers } });
+    this.onmessage?.(message);
+  }
+
+  /** The HTTP headers of the POST that carried request `id`, while it is unanswered. */
+  requestHeaders(id: RequestId): IncomingHttpHeaders | undefined {
+    return this.exchanges.get(id)?.headers;
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -219,18 +230,18 @@ export class SessionTransport implements Transport {
     }
     if (this.closed) return sendError(res, 404, -32001, "Session not found");
 
-    const extra: MessageExtraInfo = { requestInfo: { headers: request.headers } };
     const requests = messages.filter(isRequestMessage);
     if (requests.length === 0) {
-      for (const message of messages) this.onmessage?.(message, extra);
+      for (const message of messages) this.onmessage?.(message);
       res.writeHead(202).end();
       return;
     }
-    const exchange = new HttpExchange(res, [...new Set(requests.map((r) => r.id))], this.sessionId, (ids) =>
-      this.cancelLeft(ids),
+    const ids = [...new Set(requests.map((r) => r.id))];
+    const exchange = new HttpExchange(res, request.headers, ids, this.sessionId, (left) =>
+      this.cancelLeft(left),
     );
     for (const { id } of requests) this.exchanges.set(id, exchange);
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) this.onmessage?.(message);
   }
 
   /**
@@ -312,6 +323,8 @@ export interface AnswerWriting {
 
 /** Where the messages about some requests go; `answered` is set when `message` answers one. */
 interface Exchange {
+  /** The headers of the HTTP request that carried the requests (none for the gateway's own). */
+  readonly headers?: IncomingHttpHeaders;
   deliver(message: JSONRPCMessage, answered: RequestId | undefined): void;
   /** The session closed with the exchange's requests unanswered. */
   abort?(): void;
@@ -325,6 +338,7 @@ class HttpExchange implements Exchange {
 
   constructor(
     private readonly res: ServerResponse,
+    readonly headers: IncomingHttpHeaders,
     private readonly ids: readonly RequestId[],
     private readonly sessionId: string | undefined,
     /** Told of the requests still unanswered when the client left. */

@@ -5,7 +5,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { GatewayError } from "../../domain/errors.js";
 import { decodeHeaderValue, MCP_NAME_FIELD } from "../../domain/policy/param-headers.js";
 import {

@@ -1,8 +1,7 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/server";
 import { ANONYMOUS, type Principal, type RequestContext } from "../../app/context.js";
 import type { StdioServices } from "../../app/edge-services.js";
 import { createManagementServer } from "./management-server.js";
-import { connectSession } from "./session-dispatch.js";
 import { StdioTransport } from "./stdio-transport.js";
 
 /**
@@ -41,7 +40,7 @@ export async function serveStdio(
     };
     void transport.ended.then(resolve);
   });
-  await connectSession(server, transport);
+  await server.connect(transport);
   return {
     closed,
     stopReading: () => transport.stopReading(),

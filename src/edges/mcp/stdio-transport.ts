@@ -1,6 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, RequestId, Transport } from "@modelcontextprotocol/server";
 import { jsonDepthRefusal, jsonTextNestsDeeper } from "../../domain/limits/json-depth.js";
 import {
   answeredRequest,

@@ -1,10 +1,12 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { InMemoryTransport, type JSONRPCMessage, ProtocolError } from "@modelcontextprotocol/client";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { McpSessionConnection } from "../../../src/adapters/upstream/session/mcp-session-connection.js";
+import {
+  createSessionClient,
+  McpSessionConnection,
+} from "../../../src/adapters/upstream/session/mcp-session-connection.js";
 import type { ProgressUpdate } from "../../../src/app/ports/upstream.js";
 
 interface Upstream {
@@ -16,7 +18,10 @@ interface Upstream {
   close(): Promise<void>;
 }
 
-/** An SDK server with a few tools, connected in memory to a session connection as the gateway makes one. */
+/**
+ * An SDK server of the 2025 era with a few tools, connected in memory to a session connection as
+ * the gateway makes one.
+ */
 async function upstream(): Promise<Upstream> {
   let cancel: (reason: string) => void = () => {};
   const cancelled = new Promise<string>((resolve) => {
@@ -57,7 +62,7 @@ async function upstream(): Promise<Upstream> {
     received.push(message);
     serverDeliver?.call(serverSide, message, extra);
   };
-  const client = new Client({ name: "gateway", version: "1.0.0" });
+  const client = createSessionClient({ name: "gateway", version: "1.0.0" });
   await client.connect(clientSide);
   const connection = new McpSessionConnection(client, {
     ended: new Promise(() => {}),
@@ -78,11 +83,10 @@ describe("requests relayed beside the SDK client", () => {
     ]);
     expect(a.content).toEqual([{ type: "text", text: "one" }]);
     expect(b.content).toEqual([{ type: "text", text: "two" }]);
-    // The SDK's requests still work on the same transport.
     expect((await up.connection.listTools({ timeoutMs: 5_000 })).map((t) => t.name)).toContain("echo");
-    // initialize took 0 and the SDK's tools/list 1; the relayed calls count from 2^30.
+    // The SDK client's initialize took 0; the lane's requests (tools/list too) count from 2^30.
     const ids = up.received.filter((m) => "id" in m && "method" in m).map((m) => ("id" in m ? m.id : null));
-    expect(ids).toEqual([0, 2 ** 30, 2 ** 30 + 1, 1]);
+    expect(ids).toEqual([0, 2 ** 30, 2 ** 30 + 1, 2 ** 30 + 2]);
     await up.close();
   });
 
@@ -101,7 +105,7 @@ describe("requests relayed beside the SDK client", () => {
     await up.close();
   });
 
-  it("raises the upstream's JSON-RPC error as the SDK client does", async () => {
+  it("raises the upstream's JSON-RPC error with its code and message as sent", async () => {
     const up = await upstream();
     const failure = await up.connection
       .relay("tools/call", { name: "refuse" }, { timeoutMs: 5_000 })
@@ -111,9 +115,8 @@ describe("requests relayed beside the SDK client", () => {
     const missing = await up.connection
       .relay("nothing/here", undefined, { timeoutMs: 5_000 })
       .catch((e) => e);
-    expect(missing).toBeInstanceOf(McpError);
-    expect(missing).toMatchObject({ code: ErrorCode.MethodNotFound });
-    expect(missing.message).toMatch(/^MCP error -32601: /);
+    expect(missing).toBeInstanceOf(ProtocolError);
+    expect(missing).toMatchObject({ code: ErrorCode.MethodNotFound, message: "Method not found" });
     await up.close();
   });
 
@@ -192,7 +195,7 @@ describe("requests relayed beside the SDK client", () => {
       answer();
     };
     await serverSide.start();
-    const client = new Client({ name: "gateway", version: "1.0.0" });
+    const client = createSessionClient({ name: "gateway", version: "1.0.0" });
     await client.connect(clientSide);
     const connection = new McpSessionConnection(client, {
       ended: new Promise(() => {}),
@@ -221,6 +224,109 @@ describe("requests relayed beside the SDK client", () => {
     expect((await connection.callTool("after", {}, { timeoutMs: 5_000 })).content).toEqual([
       { type: "text", text: "after" },
     ]);
+    await connection.close();
+  });
+
+  it("follows a task's progress past its first answer until the task is reported finished", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    let token: unknown;
+    serverSide.onmessage = (message) => {
+      if (!("method" in message) || !("id" in message)) return;
+      if (message.method === "initialize") {
+        void serverSide.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {}, tasks: {} },
+            serverInfo: { name: "s", version: "1" },
+          },
+        });
+        return;
+      }
+      token = (message.params as { _meta?: { progressToken?: unknown } })._meta?.progressToken;
+      void serverSide.send({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { task: { taskId: "t1", status: "working", createdAt: "now", ttl: null } },
+      });
+    };
+    await serverSide.start();
+    const client = createSessionClient({ name: "gateway", version: "1.0.0" });
+    await client.connect(clientSide);
+    const connection = new McpSessionConnection(client, {
+      ended: new Promise(() => {}),
+      release: async () => {},
+      closedReason: () => "closed",
+    });
+    const progress: number[] = [];
+    const result = await connection.callTool(
+      "long",
+      {},
+      {
+        timeoutMs: 5_000,
+        extraParams: { task: { ttl: 1000 } },
+        onProgress: (p) => progress.push(p.progress),
+      },
+    );
+    expect(result).toMatchObject({ task: { taskId: "t1" } });
+    const progressOf = (value: number) =>
+      serverSide.send({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: token as number, progress: value },
+      });
+    await progressOf(1);
+    await serverSide.send({
+      jsonrpc: "2.0",
+      method: "notifications/tasks/status",
+      params: { taskId: "t1", status: "completed", createdAt: "now", ttl: null },
+    });
+    await progressOf(2);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(progress).toEqual([1]);
+    await connection.close();
+  });
+
+  it("keeps an error response's code and data as sent", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serverSide.onmessage = (message) => {
+      if (!("method" in message) || !("id" in message)) return;
+      if (message.method === "initialize") {
+        void serverSide.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: "2025-06-18",
+            capabilities: { resources: {} },
+            serverInfo: { name: "s", version: "1" },
+          },
+        });
+        return;
+      }
+      void serverSide.send({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32002, message: "Resource not found", data: { uri: "file:///x" } },
+      });
+    };
+    await serverSide.start();
+    const client = createSessionClient({ name: "gateway", version: "1.0.0" });
+    await client.connect(clientSide);
+    const connection = new McpSessionConnection(client, {
+      ended: new Promise(() => {}),
+      release: async () => {},
+      closedReason: () => "closed",
+    });
+    const failure = await connection
+      .relay("resources/read", { uri: "file:///x" }, { timeoutMs: 5_000 })
+      .catch((e) => e);
+    expect(failure).toBeInstanceOf(ProtocolError);
+    expect(failure).toMatchObject({
+      code: -32002,
+      message: "Resource not found",
+      data: { uri: "file:///x" },
+    });
     await connection.close();
   });
 });

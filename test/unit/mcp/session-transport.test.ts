@@ -3,16 +3,14 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   CreateMessageRequestSchema,
-  CreateMessageResultSchema,
   type JSONRPCMessage,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { connectSession } from "../../../src/edges/mcp/session-dispatch.js";
 import { SessionTransport } from "../../../src/edges/mcp/session-transport.js";
 
 const PROTOCOL_VERSION = "2025-06-18";
@@ -59,16 +57,16 @@ const cancellations: string[] = [];
 /** An MCP server with the tools these tests call; `gate` holds `wait` and a holding `slow_progress`. */
 function toolServer(gate: Gate): McpServer {
   const server = new McpServer({ name: "session-transport-test", version: "1.0.0" });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: "text", text }],
   }));
   server.registerTool(
     "slow_progress",
-    { inputSchema: { hold: z.boolean().optional() } },
-    async ({ hold }, extra) => {
-      await extra.sendNotification({
+    { inputSchema: z.object({ hold: z.boolean().optional() }) },
+    async ({ hold }, ctx) => {
+      await ctx.mcpReq.notify({
         method: "notifications/progress",
-        params: { progressToken: extra._meta?.progressToken ?? 0, progress: 1, total: 2 },
+        params: { progressToken: ctx.mcpReq._meta?.progressToken ?? 0, progress: 1, total: 2 },
       });
       if (hold) await gate.pass();
       return { content: [{ type: "text", text: "done" }] };
@@ -78,25 +76,24 @@ function toolServer(gate: Gate): McpServer {
     await gate.pass();
     return { content: [{ type: "text", text: "waited" }] };
   });
-  server.registerTool("until_cancelled", {}, async (extra) => {
+  server.registerTool("until_cancelled", {}, async (ctx) => {
+    const signal = ctx.mcpReq.signal;
     await new Promise<void>((resolve) => {
-      extra.signal.addEventListener("abort", () => {
-        cancellations.push(String(extra.signal.reason));
+      signal.addEventListener("abort", () => {
+        cancellations.push(String(signal.reason));
         resolve();
       });
       void gate.pass();
     });
     return { content: [] };
   });
-  server.registerTool("ask", {}, async (extra) => {
-    const answer = await extra.sendRequest(
-      {
-        method: "sampling/createMessage",
-        params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 10 },
-      },
-      CreateMessageResultSchema,
-    );
-    const text = answer.content.type === "text" ? answer.content.text : "";
+  server.registerTool("ask", {}, async (ctx) => {
+    const answer = await ctx.mcpReq.requestSampling({
+      messages: [{ role: "user", content: { type: "text", text: "q" } }],
+      maxTokens: 10,
+    });
+    const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
+    const text = content?.type === "text" ? content.text : "";
     return { content: [{ type: "text", text: `sampled: ${text}` }] };
   });
   return server;
@@ -132,8 +129,7 @@ async function startSession(sessionId = "s-1"): Promise<Harness> {
   transport.onclose = () => {
     harness.closes++;
   };
-  // As the gateway connects its sessions: each message goes to the SDK's handler of its kind.
-  await connectSession(server.server, transport);
+  await server.connect(transport);
 
   let streamOpen: () => void = () => {};
   harness.streamOpened = new Promise<void>((resolve) => {

@@ -1,6 +1,5 @@
 import type { Duplex } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { LogSink } from "../../../app/ports/upstream.js";
 import { LineSplitter } from "../session/line-splitter.js";
 import { StdioMessageReader, writeMessage } from "../session/stdio-framing.js";

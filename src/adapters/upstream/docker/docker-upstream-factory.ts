@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Duplex } from "node:stream";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type Docker from "dockerode";
 import type {
   ConnectOptions,
@@ -10,6 +10,7 @@ import type {
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
+import { errorText } from "../session/error-text.js";
 import { type ClientInfo, recordProtocolVersion } from "../session/mcp-session-connection.js";
 import { openAtRevision, revisionChoice, StatelessRefused } from "../session/revision-choice.js";
 import { type BuildOptions, containerName, createBody, readDockerOptions } from "./container-config.js";
@@ -179,7 +180,7 @@ interface FailureContext {
 function connectFailure(error: unknown, context: FailureContext, runtime: ContainerRuntime): string {
   const exit = context.transport?.exitStatus;
   if (exit) return `${describeContainerExit(exit)} before initialize`;
-  if (context.timedOut || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)) {
+  if (context.timedOut || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)) {
     return context.step === "initialize"
       ? `initialize timed out after ${context.timeoutMs} ms`
       : `timed out after ${context.timeoutMs} ms ${context.step}`;
@@ -187,5 +188,5 @@ function connectFailure(error: unknown, context: FailureContext, runtime: Contai
   if (error instanceof DockerFailure) return error.message;
   if (context.transport?.closedReason) return `${context.transport.closedReason} before initialize`;
   if (context.step !== "initialize") return describeEngineError(error, runtime);
-  return `initialize failed: ${error instanceof Error ? error.message.split("\n", 1)[0] : String(error)}`;
+  return `initialize failed: ${errorText(error).split("\n", 1)[0]}`;
 }

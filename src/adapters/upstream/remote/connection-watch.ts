@@ -1,4 +1,4 @@
-import type { StreamableHTTPReconnectionOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPReconnectionOptions } from "@modelcontextprotocol/client";
 import type { RequestFacts, RequestObserver } from "./scoped-fetch.js";
 
 export type RemoteTransportKind = "streamable_http" | "sse";

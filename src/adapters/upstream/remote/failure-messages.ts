@@ -1,7 +1,14 @@
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SseError,
+} from "@modelcontextprotocol/client";
 import { RequestRejected } from "../../../domain/errors.js";
+import { errorText } from "../session/error-text.js";
 import { redact } from "./remote-settings.js";
 
 /**
@@ -23,12 +30,17 @@ const localFailures = new WeakMap<object, unknown>();
 export function lostRequestAnswer(id: string | number, failure: unknown): JSONRPCMessage {
   const data = {};
   localFailures.set(data, failure);
-  return { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "response lost", data } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: { code: ProtocolErrorCode.InternalError, message: "response lost", data },
+  };
 }
 
 /** The failure a made-up answer stands for (see {@link lostRequestAnswer}), if `error` is one. */
 export function localFailureOf(error: unknown): unknown {
-  if (!(error instanceof McpError) || typeof error.data !== "object" || error.data === null) return undefined;
+  if (!(error instanceof ProtocolError) || typeof error.data !== "object" || error.data === null)
+    return undefined;
   return localFailures.get(error.data);
 }
 
@@ -103,10 +115,11 @@ function statusHint(status: number): string {
 
 /** `the endpoint answered HTTP 401 (check the auth block)`, for SDK transport errors. */
 function describeHttpFailure(error: unknown): string | undefined {
-  if (error instanceof StreamableHTTPError && typeof error.code === "number" && error.code > 0) {
-    return `the endpoint answered HTTP ${error.code}${statusHint(error.code)}`;
+  const status = httpStatusOf(error);
+  if (status !== undefined && status > 0) {
+    return `the endpoint answered HTTP ${status}${statusHint(status)}`;
   }
-  if (error instanceof StreamableHTTPError && error.code === -1) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpUnexpectedContent) {
     return "the endpoint answered with a content type that is not MCP";
   }
   if (error instanceof SseError && typeof error.code === "number") {
@@ -117,13 +130,15 @@ function describeHttpFailure(error: unknown): string | undefined {
 
 /** The streamable HTTP status that means "no such transport here": try the old SSE one. */
 export function shouldFallBackToSse(error: unknown): boolean {
-  if (!(error instanceof StreamableHTTPError) || typeof error.code !== "number") return false;
+  const status = httpStatusOf(error);
+  if (status === undefined) return false;
   // Auth failures and transient refusals say nothing about the transport: report them as they are.
-  return error.code >= 400 && error.code < 500 && ![401, 403, 408, 429].includes(error.code);
+  return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
 }
 
+/** The HTTP status a streamable HTTP transport error reports (its SSE counterpart has its own). */
 export function httpStatusOf(error: unknown): number | undefined {
-  return error instanceof StreamableHTTPError && typeof error.code === "number" ? error.code : undefined;
+  return error instanceof SdkHttpError && typeof error.status === "number" ? error.status : undefined;
 }
 
 interface Context {
@@ -146,10 +161,7 @@ export function connectFailure(cause: unknown, lastFailure: unknown, context: Co
   if (network !== undefined) return new Error(network);
   if (isTimeoutError(error)) return new Error(`initialize timed out: ${error.message}`);
   if (isTimeoutError(lastFailure)) return new Error(`initialize timed out: ${lastFailure.message}`);
-  if (error instanceof McpError)
-    return new Error(`initialize failed: ${redact(error.message, context.secrets)}`);
-  const text = error instanceof Error ? error.message : String(error);
-  return new Error(`initialize failed: ${redact(text, context.secrets)}`);
+  return new Error(`initialize failed: ${redact(errorText(error), context.secrets)}`);
 }
 
 /**
@@ -167,11 +179,11 @@ export function requestFailure(cause: unknown, what: string, context: Context): 
     timeout.name = "TimeoutError";
     return timeout;
   }
-  if (error instanceof McpError) {
+  if (error instanceof ProtocolError) {
     const message = redact(error.message, context.secrets);
     if (message === error.message) return error;
     // Rebuilt without `data`, which may hold the same echoed text.
-    return new McpError(error.code, message.replace(/^MCP error -?\d+: /, ""));
+    return new ProtocolError(error.code, message);
   }
   const described = describeHttpFailure(error) ?? describeNetworkFailure(error, context.host);
   if (described !== undefined) return new Error(`${what} failed: ${described}`);

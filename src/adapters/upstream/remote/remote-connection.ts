@@ -1,6 +1,8 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  type Client,
+  type SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import type { HttpClient } from "../../../app/ports/endpoint-guard.js";
 import type { CallOptions, ToolCallResult } from "../../../app/ports/upstream.js";
 import { McpSessionConnection } from "../session/mcp-session-connection.js";

@@ -1,7 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { type Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { EndpointGuard, HttpClient, HttpClientFactory } from "../../../app/ports/endpoint-guard.js";
 import type {
   ConnectOptions,
@@ -18,7 +15,7 @@ import {
   DEFAULT_CLIENT_INFO,
   recordProtocolVersion,
 } from "../session/mcp-session-connection.js";
-import { revisionChoice } from "../session/revision-choice.js";
+import { attachWithoutHandshake, revisionChoice } from "../session/revision-choice.js";
 import { type RevisionChoice, statelessEnvelope } from "../session/stateless-upstream.js";
 import { ConnectionWatch, type RemoteTransportKind, STREAM_RECONNECTION } from "./connection-watch.js";
 import { connectFailure, httpStatusOf, lostRequestAnswer, shouldFallBackToSse } from "./failure-messages.js";
@@ -178,7 +175,7 @@ export class RemoteUpstreamFactory implements UpstreamFactory {
       await Promise.race([
         // No `initialize` for a stateless upstream: the client is only wired to its transport.
         stateless
-          ? Protocol.prototype.connect.call(client, transport)
+          ? attachWithoutHandshake(client, transport)
           : client.connect(transport, { timeout: timeoutMs }),
         watch.ended.then((reason) => Promise.reject(new Error(reason))),
       ]);

@@ -1,5 +1,11 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 
 export interface DirectRequestOptions {
@@ -17,17 +23,23 @@ interface Pending {
   readonly onProgress: ((progress: ProgressUpdate) => void) | undefined;
 }
 
+/** Statuses after which a task sends no more progress (MCP tasks). */
+const TERMINAL_TASK_STATUSES: ReadonlySet<unknown> = new Set(["completed", "failed", "cancelled"]);
+
 /**
  * The requests the gateway relays on the call path (`tools/call` and the front door's other
  * requests), sent and answered beside the SDK client on its transport rather than through it.
  *
- * The SDK's `Protocol` checks every incoming message against its JSON-RPC schemas up to three times
- * (zod, with a failed parse for each kind it is not) and leaves a listener on the request's signal.
- * Here a response is matched by its id and resolves with its `result` as sent (the caller checks
- * it), its error raised as the SDK raises it (`McpError.fromError`); the rest is the SDK's behaviour: the timeout
- * rejects with `RequestTimeout`, an abort rejects with the signal's reason, both tell the upstream
- * with `notifications/cancelled`, progress reaches `onProgress` (its token is the request id), and
- * the end of the connection rejects every request in flight with `ConnectionClosed`.
+ * The SDK's `Protocol` checks every incoming message against its JSON-RPC schemas several times
+ * (zod, with a failed parse for each kind it is not), passes results through the codec of its
+ * protocol era and leaves a listener on the request's signal. Here a response is matched by its id
+ * and resolves with its `result` as sent (the caller checks it), its error raised as a
+ * `ProtocolError` with the code, message and data as sent; the timeout rejects with the SDK's
+ * `RequestTimeout` error, an abort rejects with the signal's reason, both tell the upstream with
+ * `notifications/cancelled`, progress reaches `onProgress` (its token is the request id), and the
+ * end of the connection rejects every request in flight with the SDK's `ConnectionClosed` error.
+ * A task-augmented request answered with a task (MCP tasks) keeps its progress listener until the
+ * upstream reports the task finished, since the task's progress comes after that first answer.
  *
  * Ids come from `nextId`, a range of its own that the SDK client's count never reaches, so the two
  * never use the same id on the transport. A message is taken only when its id (or progress token)
@@ -37,6 +49,11 @@ interface Pending {
  */
 export class DirectRequests {
   private readonly pending = new Map<number, Pending>();
+  /** Progress listeners of tasks still running, by progress token, with the task's id. */
+  private readonly tasks = new Map<
+    number,
+    { taskId: string; onProgress: (progress: ProgressUpdate) => void }
+  >();
   private closed = false;
 
   constructor(
@@ -52,17 +69,24 @@ export class DirectRequests {
     return new Promise((resolve, reject) => {
       const { signal, onProgress } = options;
       if (signal?.aborted) return reject(signal.reason);
-      if (this.closed) return reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      if (this.closed) return reject(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed"));
       const id = this.nextId();
       const sent = onProgress ? withProgressToken(params, id) : params;
       const onAbort = signal ? () => this.cancel(id, signal.reason) : undefined;
       const timer = setTimeout(() => {
-        const timeout = McpError.fromError(ErrorCode.RequestTimeout, "Request timed out", {
+        const timeout = new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", {
           timeout: options.timeoutMs,
         });
         this.cancel(id, timeout);
       }, options.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer, signal, onAbort, onProgress });
+      const settle = onProgress ? (result: unknown) => this.followTask(id, result, onProgress) : undefined;
+      const resolved = settle
+        ? (result: unknown) => {
+            settle(result);
+            resolve(result);
+          }
+        : resolve;
+      this.pending.set(id, { resolve: resolved, reject, timer, signal, onAbort, onProgress });
       if (onAbort) signal?.addEventListener("abort", onAbort, { once: true });
       const message = { jsonrpc: "2.0", id, method, ...(sent !== undefined && { params: sent }) };
       this.transport
@@ -73,10 +97,11 @@ export class DirectRequests {
 
   /**
    * Takes a message the transport read when it belongs to this lane (the answer to one of its
-   * requests in flight, or progress of one) and answers whether it did. Progress reaches
-   * `onProgress` a microtask later, as the SDK hands over notifications, so that it keeps its
-   * place among the notifications read before it; a progress without a numeric `progress` is
-   * dropped, as the SDK's schema would drop it.
+   * requests in flight, or progress of one or of a task one started) and answers whether it did.
+   * Progress reaches `onProgress` a microtask later, as the SDK hands over notifications, so that
+   * it keeps its place among the notifications read before it; a progress without a numeric
+   * `progress` is dropped, as the SDK's schema would drop it. A task's status is only looked at
+   * (it goes on to the SDK).
    */
   take(message: JSONRPCMessage): boolean {
     const record = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown };
@@ -88,12 +113,16 @@ export class DirectRequests {
       else pending.reject(errorOf((message as { error?: unknown }).error));
       return true;
     }
+    if (record.method === "notifications/tasks/status") {
+      if (this.tasks.size > 0) this.taskStatus(record.params);
+      return false;
+    }
     if (record.method !== "notifications/progress") return false;
     const { progressToken, ...progress } = (record.params ?? {}) as Record<string, unknown>;
     const token = idOf(progressToken);
-    const pending = token === undefined ? undefined : this.pending.get(token);
-    if (pending === undefined) return false;
-    const onProgress = pending.onProgress;
+    const listener = token === undefined ? undefined : (this.pending.get(token) ?? this.tasks.get(token));
+    if (listener === undefined) return false;
+    const onProgress = listener.onProgress;
     if (onProgress && typeof progress.progress === "number") {
       queueMicrotask(() => {
         try {
@@ -109,8 +138,23 @@ export class DirectRequests {
   /** The connection ended: every request in flight rejects as the SDK's do, later ones at once. */
   close(): void {
     this.closed = true;
-    const error = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed");
+    this.tasks.clear();
+    const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
     for (const id of [...this.pending.keys()]) this.remove(id)?.reject(error);
+  }
+
+  /** Keeps the progress listener of a request answered with a task (`{task: {taskId}}`). */
+  private followTask(id: number, result: unknown, onProgress: (progress: ProgressUpdate) => void): void {
+    const task = (result as { task?: { taskId?: unknown } } | null)?.task;
+    if (typeof task !== "object" || task === null || typeof task.taskId !== "string") return;
+    this.tasks.set(id, { taskId: task.taskId, onProgress });
+  }
+
+  /** Drops the progress listener of a task the upstream reports finished. */
+  private taskStatus(params: unknown): void {
+    const { taskId, status } = (params ?? {}) as { taskId?: unknown; status?: unknown };
+    if (!TERMINAL_TASK_STATUSES.has(status)) return;
+    for (const [token, task] of this.tasks) if (task.taskId === taskId) this.tasks.delete(token);
   }
 
   /** Gives up a request: the upstream is told why, and the caller gets `reason` as its error. */
@@ -149,11 +193,15 @@ function withProgressToken(params: Record<string, unknown> | undefined, id: numb
   return { ...params, _meta: { ...own, progressToken: id } };
 }
 
-/** The error an SDK client raises for an error response. */
-function errorOf(error: unknown): McpError {
+/**
+ * The error of an error response: its code, message and data as sent. Built directly rather than
+ * through `ProtocolError.fromError`, which turns some codes into others (a -32002 naming a URI
+ * becomes -32602) and drops data it does not know.
+ */
+function errorOf(error: unknown): ProtocolError {
   const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-  return McpError.fromError(
-    typeof code === "number" ? code : ErrorCode.InternalError,
+  return new ProtocolError(
+    typeof code === "number" ? code : ProtocolErrorCode.InternalError,
     typeof message === "string" ? message : "",
     data,
   );

@@ -1,6 +1,12 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type ClientCapabilities, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client,
+  type ClientCapabilities,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import { z } from "zod";
 import {
   type CallOptions,
@@ -34,11 +40,25 @@ export interface ClientInfo {
 /** `clientInfo` of `initialize` when the composition passes none. */
 export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "airlock", version: "0.0.0" };
 
-/** An SDK client as every mode uses it: no client capabilities, errors left to the requests. */
+/**
+ * An SDK client as every mode uses it: no client capabilities, errors left to the requests.
+ *
+ * `connect` runs the plain `initialize` handshake (`versionNegotiation: legacy`): which revision an
+ * upstream is spoken to at is chosen before, by `mcp_revision`, and a stateless upstream's client is
+ * never connected with a handshake. `input_required` answers are never fulfilled by the client
+ * (`autoFulfill: false`): the stateless lane asks the gateway's own clients for that input. No
+ * `listChanged` handlers are configured, so list changes reach the fallback handler as they came,
+ * and the listings go through plain requests (`request`), never the client's list helpers, so its
+ * response cache and page walking stay unused.
+ */
 export function createSessionClient(info: ClientInfo = DEFAULT_CLIENT_INFO): Client {
   const client = new Client(
     { name: info.name, version: info.version },
-    { capabilities: info.capabilities ?? {} },
+    {
+      capabilities: info.capabilities ?? {},
+      versionNegotiation: { mode: "legacy" },
+      inputRequired: { autoFulfill: false },
+    },
   );
   // Failures reach callers through rejected requests and onClosed; nothing to do with them here.
   client.onerror = () => {};
@@ -69,10 +89,9 @@ const RawToolResultSchema = z.looseObject({
 
 /**
  * Hands what the transport reads to the direct lane first, the rest to the SDK client; tells the
- * lane when the connection ends. The SDK hands notifications to their handlers a microtask later
- * but settles responses at once, so progress sent just before a result (read in the same chunk)
- * would find its request finished and be dropped: the SDK's responses are delayed by one
- * microtask, behind the notifications read before them. (The lane handles its progress at once.)
+ * lane when the connection ends. The SDK hands notifications to their handlers a microtask later;
+ * its responses are delayed by one microtask too, so that they stay behind the notifications read
+ * before them (in the same chunk). The lane keeps that order for its own progress itself.
  */
 function routeIncoming(transport: Transport, direct: DirectRequests): void {
   const deliver = transport.onmessage;
@@ -96,8 +115,8 @@ const LANE_ID_END = 2 ** 31 - 1;
 
 /**
  * Request ids of the direct lane: from 2^30 up, below 2^31, so that they never meet the SDK
- * client's (which counts from 0 and sends a handful of requests per connection: `initialize`,
- * listings, task-augmented calls), and every id is a non-negative integer that fits in 32 bits,
+ * client's (which counts from 0 and sends a handful of requests per connection: `initialize` and
+ * listings), and every id is a non-negative integer that fits in 32 bits,
  * as a server keeping ids in an `int32` or an unsigned type needs.
  */
 function laneRequestIds(): () => number {
@@ -223,10 +242,16 @@ export class McpSessionConnection implements UpstreamConnection {
       if (notification.method === "notifications/subscriptions/acknowledged") return;
       this.peer?.notification(notification.method, notification.params);
     };
-    client.fallbackRequestHandler = async (request, extra) => {
+    client.fallbackRequestHandler = async (request, ctx) => {
       const peer = this.peer;
-      if (!peer) throw new McpError(ErrorCode.MethodNotFound, `Method not supported: ${request.method}`);
-      return peer.request(request.method, request.params, extra.signal);
+      // The SDK writes the message as it is; this is the text upstreams have always been sent.
+      if (!peer) {
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `MCP error ${ProtocolErrorCode.MethodNotFound}: Method not supported: ${request.method}`,
+        );
+      }
+      return peer.request(request.method, request.params, ctx.mcpReq.signal);
     };
   }
 
@@ -258,19 +283,7 @@ export class McpSessionConnection implements UpstreamConnection {
   async notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
     // The stateless revision has no notification from client to server.
     if (this.stateless) return;
-    await this.client.notification({ method, ...(params !== undefined && { params }) } as never);
-  }
-
-  private requestOptions(options: CallOptions) {
-    const onProgress = options.onProgress;
-    return {
-      signal: options.signal,
-      timeout: options.timeoutMs,
-      ...(onProgress && {
-        onprogress: (progress: { progress: number; total?: number; message?: string }) =>
-          onProgress(progress),
-      }),
-    };
+    await this.client.notification({ method, ...(params !== undefined && { params }) });
   }
 
   async listTools(options: CallOptions): Promise<ToolSchema[]> {
@@ -280,18 +293,18 @@ export class McpSessionConnection implements UpstreamConnection {
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const timeout = Math.max(1, deadline - performance.now());
       const params = cursor === undefined ? undefined : { cursor };
-      const result: ListedPage = this.stateless
-        ? ((await this.request(
-            "tools/list",
-            "tools/list",
-            params,
-            { ...options, timeoutMs: timeout },
-            ListedTools,
-            isListing,
-          )) as ListedPage)
-        : await this.guard("tools/list", options, (scoped) =>
-            this.client.listTools(params, { signal: scoped.signal, timeout }),
-          );
+      // Through the direct lane, checked by `ListedTools` alone: the SDK client would check each
+      // tool's schemas against its own recursive JSON Schema type (a schema nested thousands of
+      // levels deep exhausts the stack there, before the fleet refuses it by name), and its
+      // `listTools()` would walk every page itself and fill its cache.
+      const result = (await this.request(
+        "tools/list",
+        "tools/list",
+        params,
+        { ...options, timeoutMs: timeout },
+        ListedTools,
+        isListing,
+      )) as ListedPage;
       for (const tool of result.tools) tools.push(toToolSchema(tool));
       if (!result.nextCursor || result.nextCursor === cursor) return tools;
       cursor = result.nextCursor;
@@ -321,8 +334,8 @@ export class McpSessionConnection implements UpstreamConnection {
 
   /**
    * One relayed request, its result checked against `schema` (`accepts` tells the same without
-   * zod; the schema runs only to raise its error). Through the direct lane, or through the SDK
-   * client for a task-augmented request (the SDK follows a task's progress past its first answer).
+   * zod; the schema runs only to raise its error). Through the direct lane (which follows a task's
+   * progress past its first answer), or through the SDK client when none is connected (it fails).
    */
   private async request(
     what: string,
@@ -342,13 +355,12 @@ export class McpSessionConnection implements UpstreamConnection {
         throw this.translate(error, what, options);
       }
     }
-    if (direct === undefined || params?.task !== undefined) {
+    if (direct === undefined) {
       return this.guard(what, options, (scoped) =>
-        this.client.request(
-          { method, ...(params !== undefined && { params }) } as never,
-          schema,
-          this.requestOptions(scoped),
-        ),
+        this.client.request({ method, ...(params !== undefined && { params }) }, schema, {
+          ...(scoped.signal && { signal: scoped.signal }),
+          timeout: scoped.timeoutMs,
+        }),
       );
     }
     try {
@@ -396,26 +408,19 @@ export class McpSessionConnection implements UpstreamConnection {
   }
 
   /**
-   * Runs one request with a signal of its own that follows the caller's: the SDK never removes the
-   * listener it adds to a request's signal, and a caller's signal can outlive many requests (a
-   * batch of 100 calls shares one).
+   * Runs one request of the SDK client, its failure translated. (The SDK removes the listener it
+   * adds to a request's signal once the request settles, so a caller's signal shared by many
+   * requests, as a batch's is, collects none.)
    */
   private async guard<T>(
     what: string,
     options: CallOptions,
     run: (options: CallOptions) => Promise<T>,
   ): Promise<T> {
-    const outer = options.signal;
-    const inner = outer ? new AbortController() : undefined;
-    const forward = () => inner?.abort(outer?.reason);
-    if (outer?.aborted) forward();
-    else outer?.addEventListener("abort", forward, { once: true });
     try {
-      return await run(inner ? { ...options, signal: inner.signal } : options);
+      return await run(options);
     } catch (error) {
       throw this.translate(error, what, options);
-    } finally {
-      outer?.removeEventListener("abort", forward);
     }
   }
 
@@ -424,12 +429,12 @@ export class McpSessionConnection implements UpstreamConnection {
     if (this.endedWithoutClose !== undefined) {
       return new UpstreamConnectionLost(`upstream connection closed: ${this.endedWithoutClose}`);
     }
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       const timeout = new Error(`${what} timed out after ${options.timeoutMs} ms`);
       timeout.name = "TimeoutError";
       return timeout;
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       return new UpstreamConnectionLost(
         `upstream connection closed: ${this.ends.closedReason(this.closeRequested)}`,
       );
@@ -458,10 +463,11 @@ const ListedTools = z.looseObject({
 });
 
 function isListing(value: unknown): value is z.infer<typeof ListedTools> {
-  const tools = (value as { tools?: unknown } | null)?.tools;
+  const { tools, nextCursor } = (value ?? {}) as { tools?: unknown; nextCursor?: unknown };
   return (
     Array.isArray(tools) &&
-    tools.every((tool) => typeof tool?.name === "string" && typeof tool?.inputSchema === "object")
+    tools.every((tool) => typeof tool?.name === "string" && isResultObject(tool?.inputSchema)) &&
+    (nextCursor === undefined || typeof nextCursor === "string")
   );
 }
 

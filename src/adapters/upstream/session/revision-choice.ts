@@ -1,6 +1,5 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type Client, Protocol, type Transport } from "@modelcontextprotocol/client";
+import { DirectRequests } from "./direct-requests.js";
 import { type ClientInfo, createSessionClient, DEFAULT_CLIENT_INFO } from "./mcp-session-connection.js";
 import {
   discoverStateless,
@@ -22,6 +21,15 @@ export function revisionChoice(
 }
 
 /**
+ * Wires `client` to `transport` and starts it, without `initialize` and without the era the SDK's
+ * `Client.connect` would settle: what a stateless upstream's client needs (the requests go through
+ * the direct lane; the client only hears what the upstream sends by itself).
+ */
+export function attachWithoutHandshake(client: Client, transport: Transport): Promise<void> {
+  return Protocol.prototype.connect.call(client, transport);
+}
+
+/**
  * A client for the server behind `transport` (a child's pipes, a container's stream), at the
  * revision `revision` chooses: a session (`initialize`), or, asked first with `server/discover`,
  * the stateless revision the server offers (`stateless` requires it and rejects with
@@ -37,9 +45,9 @@ export async function openAtRevision(
 ): Promise<{ client: Client; stateless?: StatelessUpstream | undefined }> {
   const client = createSessionClient(clientInfo);
   if (revision !== "session") {
-    await Protocol.prototype.connect.call(client, transport);
+    await attachWithoutHandshake(client, transport);
     const envelope = statelessEnvelope(clientInfo ?? DEFAULT_CLIENT_INFO);
-    const stateless = await discoverStateless(client, envelope, timeoutMs);
+    const stateless = await probe(transport, envelope, timeoutMs);
     if (stateless) return { client, stateless };
     if (revision === "stateless") {
       throw new StatelessRefused(
@@ -54,4 +62,34 @@ export async function openAtRevision(
   const session = revision === "session" ? client : createSessionClient(clientInfo);
   await session.connect(transport, { timeout: timeoutMs });
   return { client: session };
+}
+
+/** First request id of a client, the probe's: what the client it stands in for would have used. */
+const PROBE_REQUEST_ID = 0;
+
+/**
+ * `server/discover` on a started transport through a lane of its own, which reads the answer
+ * before the client wired to the transport (the client hears everything else, as it would).
+ */
+async function probe(
+  transport: Transport,
+  envelope: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<StatelessUpstream | undefined> {
+  const lane = new DirectRequests(transport, () => PROBE_REQUEST_ID);
+  const deliver = transport.onmessage;
+  const closed = transport.onclose;
+  transport.onmessage = (message, extra) => {
+    if (!lane.take(message)) deliver?.call(transport, message, extra);
+  };
+  transport.onclose = () => {
+    lane.close();
+    closed?.call(transport);
+  };
+  try {
+    return await discoverStateless(lane, envelope, timeoutMs);
+  } finally {
+    transport.onmessage = deliver;
+    transport.onclose = closed;
+  }
 }

@@ -1,6 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
 import type { CallOptions, UpstreamPeer } from "../../../app/ports/upstream.js";
 import {
   INPUT_REQUIRED_METHODS,
@@ -108,8 +106,8 @@ export class StatelessUpstreamLane {
       const asked = inputRequired(result);
       if (!asked || !INPUT_REQUIRED_METHODS.has(method)) return result;
       if (round >= MAX_INPUT_ROUNDS) {
-        throw new McpError(
-          ErrorCode.InternalError,
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
           `The upstream asked for input more than ${MAX_INPUT_ROUNDS} times`,
         );
       }
@@ -159,7 +157,11 @@ export class StatelessUpstreamLane {
   private async askClient(requests: InputRequests, options: CallOptions): Promise<Record<string, unknown>> {
     const peer = this.peer();
     const ask = options.askClient ?? (peer ? peer.request.bind(peer) : undefined);
-    if (!ask) throw new McpError(ErrorCode.MethodNotFound, "The upstream asked for input no client can give");
+    if (!ask)
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        "The upstream asked for input no client can give",
+      );
     const signal = options.signal ?? new AbortController().signal;
     const answers = await Promise.all(
       Object.entries(requests).map(async ([key, request]) => [
@@ -234,26 +236,29 @@ export type RevisionChoice = "session" | "stateless" | "auto";
 export const PROBE_TIMEOUT_MS = 5_000;
 
 /**
- * What `server/discover` answers, through `client` already wired to its transport without
- * `initialize` (`Protocol.connect`), when it offers the stateless revision; undefined for any other
- * answer, an error or no answer within `timeoutMs`.
+ * What `server/discover` answers, sent through `lane` on a transport already started, when it
+ * offers the stateless revision; undefined for any other answer, an error or no answer within
+ * `timeoutMs`. Through the lane rather than the SDK client: the client reads a `server/discover`
+ * answer as the 2026-07-28 revision defines it (a `resultType`, the full result schema) and would
+ * refuse answers this probe accepts.
  */
 export async function discoverStateless(
-  client: Client,
+  lane: DirectRequests,
   envelope: Readonly<Record<string, unknown>>,
   timeoutMs: number,
 ): Promise<StatelessUpstream | undefined> {
-  let result: Record<string, unknown>;
+  let result: unknown;
   try {
-    result = await client.request(
-      { method: "server/discover", params: { _meta: { ...envelope } } } as never,
-      z.looseObject({}),
-      { timeout: Math.min(timeoutMs, PROBE_TIMEOUT_MS) },
+    result = await lane.request(
+      "server/discover",
+      { _meta: { ...envelope } },
+      { timeoutMs: Math.min(timeoutMs, PROBE_TIMEOUT_MS) },
     );
   } catch {
     return undefined;
   }
-  return offeredStateless(result, envelope);
+  const answer = typeof result === "object" && result !== null && !Array.isArray(result) ? result : undefined;
+  return offeredStateless(answer as Record<string, unknown> | undefined, envelope);
 }
 
 /** The upstream a `server/discover` result describes, when it offers the stateless revision. */

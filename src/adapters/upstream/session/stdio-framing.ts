@@ -1,6 +1,5 @@
 import type { Writable } from "node:stream";
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, parseJSONRPCMessage, serializeMessage } from "@modelcontextprotocol/client";
 import type { LogSink } from "../../../app/ports/upstream.js";
 import { isPlainJsonRpc, isPlainPayload } from "../../../domain/plain-json-rpc.js";
 import { NdjsonReader } from "./ndjson-reader.js";
@@ -72,7 +71,7 @@ const RESULT_KEYS = new Set(["jsonrpc", "id", "result"]);
  */
 function readLine(line: string): JSONRPCMessage {
   const value: unknown = JSON.parse(line);
-  return isPlainResult(value) ? value : JSONRPCMessageSchema.parse(value);
+  return isPlainResult(value) ? value : parseJSONRPCMessage(value);
 }
 
 function isPlainResult(value: unknown): value is JSONRPCMessage {

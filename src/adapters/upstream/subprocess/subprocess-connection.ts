@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { localSessionEnds, McpSessionConnection } from "../session/mcp-session-connection.js";
 import type { StatelessUpstream } from "../session/stateless-upstream.js";
 import type { ChildProcessTransport } from "./child-process-transport.js";

@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type {
   ConnectOptions,
   LogSink,
@@ -9,6 +8,7 @@ import type {
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
+import { errorText } from "../session/error-text.js";
 import { type ClientInfo, recordProtocolVersion } from "../session/mcp-session-connection.js";
 import { openAtRevision, revisionChoice, StatelessRefused } from "../session/revision-choice.js";
 import type { StatelessUpstream } from "../session/stateless-upstream.js";
@@ -113,10 +113,10 @@ function connectFailure(
 ): string {
   const exit = transport.exitStatus;
   if (exit) return `${describeExit(exit)} before initialize`;
-  if (timedOut || (error instanceof McpError && error.code === ErrorCode.RequestTimeout))
+  if (timedOut || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout))
     return `initialize timed out after ${timeoutMs} ms`;
   if (transport.closedReason) return `${transport.closedReason} before initialize`;
-  return `initialize failed: ${error instanceof Error ? error.message : String(error)}`;
+  return `initialize failed: ${errorText(error)}`;
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { AskClient } from "../../../app/ports/upstream.js";
 
 /** A request an upstream makes of its client, as an `input_required` result lists it. */
@@ -127,7 +127,10 @@ export class HeldRequest {
 
   private readonly ask: AskClient = (method, params, signal, named) => {
     const kind = INPUT_KINDS[method];
-    if (!kind) return Promise.reject(new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`));
+    if (!kind)
+      return Promise.reject(
+        new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method}`),
+      );
     const ordinal = ++this.ordinal;
     const key = named ?? `${kind.prefix}_${ordinal}`;
     const known = this.answers[key];
@@ -136,8 +139,8 @@ export class HeldRequest {
       this.missing.add(kind.capability);
       this.wakeUp();
       return Promise.reject(
-        new McpError(
-          ErrorCode.MethodNotFound,
+        new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
           `The client does not support ${method} (no ${kind.capability} capability)`,
         ),
       );

@@ -1,5 +1,5 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { FrontDoorHubServices } from "../../../app/edge-services.js";
 import type { FrontDoorRelay } from "../../../app/front-door/relay.js";
@@ -117,7 +117,10 @@ export class FrontDoorHub {
         try {
           const session = channel?.session ?? [...this.sessions.values()].at(-1);
           if (!session)
-            throw new McpError(ErrorCode.MethodNotFound, `No client connected to answer ${method}`);
+            throw new ProtocolError(
+              ProtocolErrorCode.MethodNotFound,
+              `No client connected to answer ${method}`,
+            );
           if (!channel?.refusesUndeclared) refuseUndeclared(session.server.getClientCapabilities(), method);
           if (channel)
             return await channel.sendRequest({ method, ...(params && { params }) }, { signal, key });
@@ -125,10 +128,10 @@ export class FrontDoorHub {
             signal,
           });
         } catch (error) {
-          if (error instanceof McpError) throw error;
+          if (error instanceof ProtocolError) throw error;
           // The SDK refuses a request the client did not declare the capability for.
-          throw new McpError(
-            ErrorCode.MethodNotFound,
+          throw new ProtocolError(
+            ProtocolErrorCode.MethodNotFound,
             error instanceof Error ? error.message : String(error),
           );
         }
@@ -207,8 +210,8 @@ export function refuseUndeclared(
 ): void {
   const capability = NEEDED_CAPABILITY[method];
   if (capability === undefined || declared?.[capability] !== undefined) return;
-  throw new McpError(
-    ErrorCode.MethodNotFound,
+  throw new ProtocolError(
+    ProtocolErrorCode.MethodNotFound,
     `The client does not support ${method} (no ${capability} capability)`,
   );
 }

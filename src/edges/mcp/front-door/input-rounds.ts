@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { GatewayError } from "../../../domain/errors.js";
 import { type AskClient, HeldRequest, invalidResponse } from "./held-request.js";
 import { argumentsDigest, REQUEST_STATE_TTL_MS, type RequestStateCodec } from "./request-state.js";
@@ -120,6 +120,6 @@ export class InputRounds {
   }
 }
 
-function invalidParams(reason: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${reason}`);
+function invalidParams(reason: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${reason}`);
 }

@@ -1,16 +1,14 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  ErrorCode,
   type JSONRPCRequest,
-  ListToolsRequestSchema,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
   type ServerCapabilities,
+  type ServerContext,
   type ServerNotification,
-  type ServerRequest,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { RequestContext } from "../../../app/context.js";
 import type { FrontDoorServerServices } from "../../../app/edge-services.js";
@@ -21,16 +19,16 @@ import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { INPUT_REQUIRED_METHODS } from "../../../domain/stateless-revision.js";
 import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
+import { GatewayServer, requestHeaders } from "../gateway-server.js";
 import { lazySchemaValidator } from "../lazy-schema-validator.js";
 import { admitTool, callManagementTool, listedTool, SERVER_NAME } from "../management-server.js";
 import { checkParamHeaders } from "../param-headers.js";
-import { handleRequest } from "../session-dispatch.js";
 import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../tool-visibility.js";
 import type { AskClient } from "./held-request.js";
 import { type FrontDoorHub, type FrontDoorSession, type RequestChannel, refuseUndeclared } from "./hub.js";
 import type { InputRounds, StatelessInput } from "./input-rounds.js";
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 type Params = Record<string, unknown> | undefined;
 
 const AnyResult = z.looseObject({});
@@ -74,7 +72,7 @@ export interface FrontDoorServerOptions {
  */
 export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   const { services, relay, hub, key } = options;
-  const server = new Server(
+  const server = new GatewayServer(
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: capabilities(relay.relaysTasks), jsonSchemaValidator: lazySchemaValidator() },
   );
@@ -82,8 +80,8 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   server.removeRequestHandler("logging/setLevel");
   const session: FrontDoorSession = { key, server, subscriptions: new Set() };
 
-  handleRequest(server, ListToolsRequestSchema, async (_request, extra) => {
-    const ctx = options.contextOf(extra.signal);
+  server.setRequestHandler("tools/list", async (_request, extra) => {
+    const ctx = options.contextOf(extra.mcpReq.signal);
     const management = (await frontDoorManagementTools(services, ctx)).map(listedTool);
     if (!(await mayUseUpstreams(services, ctx, "tools/list"))) return { tools: management };
     const upstream = await relay.toolsFor(ctx);
@@ -99,14 +97,14 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
     const rounds = options.inputRounds;
     if (!rounds || !INPUT_REQUIRED_METHODS.has(request.method)) {
-      return handle(request, extra, channelOf(session, extra), options.contextOf(extra.signal)).catch(
+      return handle(request, extra, channelOf(session, extra), options.contextOf(extra.mcpReq.signal)).catch(
         (error: unknown) => {
-          throw relayFailure(error, services.logger);
+          throw server.failure(request.id, relayFailure(error, services.logger));
         },
       );
     }
     // A stateless client: what the upstream asks of it on the way comes back as `input_required`.
-    const ctx = options.contextOf(extra.signal);
+    const ctx = options.contextOf(extra.mcpReq.signal);
     const params = request.params;
     const round = {
       method: request.method,
@@ -123,7 +121,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
           handle(request, extra, askingChannel(session, extra, ask), options.contextOf(signal)),
       );
     } catch (error) {
-      throw relayFailure(error, services.logger);
+      throw server.failure(request.id, relayFailure(error, services.logger));
     }
   };
   server.fallbackNotificationHandler = async (notification) => {
@@ -151,7 +149,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       owner: key,
       onProgress: progressRelay(request.params, extra),
       onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
-      traceParent: traceHeaders(extra.requestInfo?.headers),
+      traceParent: traceHeaders(requestHeaders(server, extra.mcpReq.id)),
       clientCapabilities: options.inputRounds
         ? options.inputRounds.input.capabilities
         : server.getClientCapabilities(),
@@ -205,13 +203,14 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
 
   async function callTool(params: Params, call: RelayCall, extra: Extra): Promise<Record<string, unknown>> {
     const name = params?.name;
-    if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "name must be a string");
+    if (typeof name !== "string")
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "name must be a string");
     const rawArgs = params?.arguments ?? {};
     if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
-      throw new McpError(ErrorCode.InvalidParams, "arguments must be an object");
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "arguments must be an object");
     }
     const args = rawArgs as Record<string, unknown>;
-    const headers = extra.requestInfo?.headers;
+    const headers = requestHeaders(server, extra.mcpReq.id);
     // A management tool the caller may not call is hidden like an unknown one, and so is every
     // upstream tool without `tool:invoke`; `admit` publishes the refusal all the same.
     const management = frontDoorTool(name);
@@ -280,12 +279,12 @@ function refusedAsUnknown(error: unknown): boolean {
   );
 }
 
-function unknownTool(name: string): McpError {
-  return new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+function unknownTool(name: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.MethodNotFound, `Unknown tool: ${name}`);
 }
 
-function methodNotFound(method: string): McpError {
-  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+function methodNotFound(method: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method}`);
 }
 
 /**
@@ -355,8 +354,8 @@ function progressRelay(params: Params, extra: Extra): ((progress: ProgressUpdate
   const token = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   if (typeof token !== "string" && typeof token !== "number") return undefined;
   return (progress) => {
-    void extra
-      .sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } })
+    void extra.mcpReq
+      .notify({ method: "notifications/progress", params: { ...progress, progressToken: token } })
       .catch(() => undefined);
   };
 }
@@ -364,8 +363,8 @@ function progressRelay(params: Params, extra: Extra): ((progress: ProgressUpdate
 function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
   return {
     session,
-    sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
-    sendRequest: (request, options) => extra.sendRequest(request as ServerRequest, AnyResult, options),
+    sendNotification: (notification) => extra.mcpReq.notify(notification as ServerNotification),
+    sendRequest: (request, options) => extra.mcpReq.send(request, AnyResult, options),
   };
 }
 
@@ -375,7 +374,7 @@ function askingChannel(session: FrontDoorSession, extra: Extra, ask: AskClient):
     session,
     refusesUndeclared: true,
     // Along the answer to the request that started it, while that is open (logs, progress).
-    sendNotification: (notification) => extra.sendNotification(notification as ServerNotification),
+    sendNotification: (notification) => extra.mcpReq.notify(notification as ServerNotification),
     sendRequest: (request, options) => ask(request.method, request.params, options.signal, options.key),
   };
 }
