@@ -11,7 +11,12 @@ import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
 import { InputRounds, type StatelessInput } from "../edges/mcp/front-door/input-rounds.js";
 import { RequestStateCodec } from "../edges/mcp/front-door/request-state.js";
-import { createFrontDoorServer, refusedByName } from "../edges/mcp/front-door/server.js";
+import {
+  createFrontDoorServer,
+  createStatelessCall,
+  type FrontDoorRequestHandler,
+  refusedByName,
+} from "../edges/mcp/front-door/server.js";
 import type { EdgeServices } from "./edge-services.js";
 import { createUiResourceGate } from "./open-approvals.js";
 
@@ -38,6 +43,12 @@ export interface FrontDoor {
     contextOf: (signal: AbortSignal) => RequestContext,
     input: StatelessInput,
   ): Server;
+  /** The handler of one stateless `tools/call`, which the endpoint serves without a server. */
+  statelessCall(
+    key: string,
+    contextOf: (signal: AbortSignal) => RequestContext,
+    input: StatelessInput,
+  ): FrontDoorRequestHandler;
   /** Whether a stateless call of tool `name` is refused before its body is read (`refusedByName`). */
   refusesTool(name: string, ctx: RequestContext): Promise<boolean>;
   /**
@@ -123,6 +134,16 @@ export function createFrontDoor(
     sessionServer: (key, contextOf) => createFrontDoorServer({ services: edges, relay, hub, key, contextOf }),
     statelessServer: (key, contextOf, input) =>
       createFrontDoorServer({
+        services: edges,
+        relay,
+        hub,
+        key,
+        contextOf,
+        joinsHub: false,
+        inputRounds: { rounds: inputRounds, input },
+      }),
+    statelessCall: (key, contextOf, input) =>
+      createStatelessCall({
         services: edges,
         relay,
         hub,

@@ -48,6 +48,7 @@ export function httpEdge(
         ...(frontDoor && {
           sessionServer: frontDoor.sessionServer,
           statelessServer: frontDoor.statelessServer,
+          statelessCall: frontDoor.statelessCall,
           refusesTool: frontDoor.refusesTool,
           serverStream: true,
         }),

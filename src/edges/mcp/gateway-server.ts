@@ -76,8 +76,16 @@ interface CarriesHeaders {
 
 /** The HTTP headers of the request `id` the server is handling, when its transport tells them. */
 export function requestHeaders(server: Server, id: RequestId): IncomingHttpHeaders | undefined {
-  const transport = server.transport as Partial<CarriesHeaders> | undefined;
-  return typeof transport?.requestHeaders === "function" ? transport.requestHeaders(id) : undefined;
+  return transportHeaders(server.transport, id);
+}
+
+/** The HTTP headers of request `id`, when `transport` tells them. */
+export function transportHeaders(
+  transport: Transport | undefined,
+  id: RequestId,
+): IncomingHttpHeaders | undefined {
+  const carrier = transport as Partial<CarriesHeaders> | undefined;
+  return typeof carrier?.requestHeaders === "function" ? carrier.requestHeaders(id) : undefined;
 }
 
 /** The error answering params the SDK's schema `paramsType` refuses, or undefined when it accepts them. */

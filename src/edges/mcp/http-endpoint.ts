@@ -30,8 +30,10 @@ import {
 } from "../http/plugins/authentication.js";
 import { requestFields } from "../http/plugins/errors.js";
 import { BodyTooDeep, MALFORMED_BODY } from "../http/plugins/json-body.js";
+import { serveDirect } from "./direct-dispatch.js";
 import { statelessRefusal, transportRefusal } from "./error-mapping.js";
 import type { StatelessInput } from "./front-door/input-rounds.js";
+import type { FrontDoorRequestHandler } from "./front-door/server.js";
 import { isInitialize, readableRequestId } from "./jsonrpc-message.js";
 import { createManagementServer, SERVER_NAME } from "./management-server.js";
 import { type ServerStreamLimits, ServerStreams, type StreamRecheck } from "./server-streams.js";
@@ -73,6 +75,15 @@ export interface McpEndpointOptions {
     contextOf: (signal: AbortSignal) => RequestContext,
     input: StatelessInput,
   ) => Server;
+  /**
+   * The handler of one stateless `tools/call`, served without a server of its own (front door);
+   * absent, the call is served by `statelessServer`'s server as any other request.
+   */
+  statelessCall?: (
+    key: string,
+    contextOf: (signal: AbortSignal) => RequestContext,
+    input: StatelessInput,
+  ) => FrontDoorRequestHandler;
   /**
    * Whether a stateless `tools/call` of the tool its `Mcp-Name` header names is refused whatever
    * its body says (see `FrontDoor.refusesTool`): answered before the body is read.
@@ -230,7 +241,7 @@ export class McpHttpEndpoint {
     if (!caller) return;
     const body = request.body;
     if (!isInitialize(body)) {
-      const stateless = await readStatelessPost(request.headers, body);
+      const stateless = readStatelessPost(request.headers, body);
       if (stateless.kind === "legacy") {
         return reply.status(400).send(rpcError(-32000, "Bad Request: No valid session ID provided"));
       }
@@ -277,18 +288,24 @@ export class McpHttpEndpoint {
     if (message.method === "subscriptions/listen") return this.listen(message, caller, request, reply);
     const key = randomUUID();
     const contextOf = this.contextFor(key, { caller });
-    const server = this.options.statelessServer
-      ? this.options.statelessServer(key, contextOf, stateless.input)
-      : createManagementServer(this.services, contextOf);
     const transport = new SessionTransport({ sessionId: key });
-    if (message.method === "server/discover") {
-      const declared = await serveStatelessClient(server, transport);
-      void transport.close();
-      return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
+    const statelessCall = message.method === "tools/call" ? this.options.statelessCall : undefined;
+    if (statelessCall) {
+      // The hot path: served without an SDK server (`serveDirect`).
+      serveDirect(transport, statelessCall(key, contextOf, stateless.input));
+    } else {
+      const server = this.options.statelessServer
+        ? this.options.statelessServer(key, contextOf, stateless.input)
+        : createManagementServer(this.services, contextOf);
+      if (message.method === "server/discover") {
+        const declared = await serveStatelessClient(server, transport);
+        void transport.close();
+        return reply.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(declared) });
+      }
+      // No initialization is handed to a server that answers one request: nothing it serves reads
+      // the client's (its capabilities come with the request, as `input` above).
+      await connectStateless(server, transport);
     }
-    // No initialization is handed to a server that answers one request: nothing it serves reads
-    // the client's (its capabilities come with the request, as `input` above).
-    await connectStateless(server, transport);
     try {
       reply.hijack();
       reply.raw.once("close", () => void transport.close().catch(() => undefined));

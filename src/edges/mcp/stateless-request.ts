@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
+  classifyInboundRequest,
   type JSONRPCMessage,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
@@ -70,11 +71,10 @@ export interface StatelessRefusal extends TransportAnswer {
  *   `Mcp-Name` (Base64 sentinel decoded), each present and equal to the body: else 400, -32020
  *   `HeaderMismatch` naming the header.
  */
-export async function readStatelessPost(
+export function readStatelessPost(
   headers: IncomingHttpHeaders,
   body: unknown,
-): Promise<StatelessRequest | StatelessNotification | StatelessRefusal | { kind: "legacy" }> {
-  const classifyInboundRequest = await classifier();
+): StatelessRequest | StatelessNotification | StatelessRefusal | { kind: "legacy" } {
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
     protocolVersionHeader: single(headers["mcp-protocol-version"]),
@@ -161,18 +161,6 @@ export function statelessToolName(headers: IncomingHttpHeaders): string | null {
   if (single(headers["mcp-method"]) !== "tools/call") return null;
   const raw = single(headers["mcp-name"]);
   return raw === undefined ? null : decodeHeaderValue(raw);
-}
-
-type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
-let loading: Promise<Classifier> | undefined;
-
-/**
- * The SDK's classifier, its package loaded with the first POST that needs it: loading it costs
- * about 150 ms and 35 MB, which a gateway no stateless client speaks to need not pay at start.
- */
-function classifier(): Promise<Classifier> {
-  loading ??= import("@modelcontextprotocol/server").then((sdk) => sdk.classifyInboundRequest);
-  return loading;
 }
 
 /**

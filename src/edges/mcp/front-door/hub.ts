@@ -16,7 +16,8 @@ export interface FrontDoorSession {
 
 /** What a downstream request handler can send along its own request (its SSE stream on HTTP). */
 export interface RequestChannel {
-  readonly session: FrontDoorSession;
+  /** The session the request came on; none for a stateless `tools/call` served without a server. */
+  readonly session?: FrontDoorSession;
   /**
    * True when the channel itself refuses what its client did not declare (a stateless client's,
    * whose capabilities come with each request); otherwise the session's `initialize` decides.
@@ -115,15 +116,18 @@ export class FrontDoorHub {
       request: async (method, params, signal, key) => {
         const channel = this.latest(serverId);
         try {
-          const session = channel?.session ?? [...this.sessions.values()].at(-1);
+          if (channel) {
+            if (!channel.refusesUndeclared && channel.session)
+              refuseUndeclared(channel.session.server.getClientCapabilities(), method);
+            return await channel.sendRequest({ method, ...(params && { params }) }, { signal, key });
+          }
+          const session = [...this.sessions.values()].at(-1);
           if (!session)
             throw new ProtocolError(
               ProtocolErrorCode.MethodNotFound,
               `No client connected to answer ${method}`,
             );
-          if (!channel?.refusesUndeclared) refuseUndeclared(session.server.getClientCapabilities(), method);
-          if (channel)
-            return await channel.sendRequest({ method, ...(params && { params }) }, { signal, key });
+          refuseUndeclared(session.server.getClientCapabilities(), method);
           return await session.server.request({ method, ...(params && { params }) } as never, AnyResult, {
             signal,
           });

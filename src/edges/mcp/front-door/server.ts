@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
+  type ClientCapabilities,
   type JSONRPCRequest,
   ProtocolError,
   ProtocolErrorCode,
+  type RequestId,
   type Server,
   type ServerCapabilities,
   type ServerContext,
@@ -66,6 +68,29 @@ export interface FrontDoorServerOptions {
 }
 
 /**
+ * What relaying one request needs of where it came from: the SDK's context of a session's server,
+ * or the endpoint's own for a stateless `tools/call` served without a server (`createStatelessCall`).
+ */
+export interface RequestScope {
+  readonly id: RequestId;
+  readonly signal: AbortSignal;
+  /** The HTTP headers that carried the request (none on stdio). */
+  readonly headers: IncomingHttpHeaders | undefined;
+  /** What the session's client declared at `initialize` (none for a stateless request). */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** Sends a notification along the request (progress, log messages). */
+  notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+  /** Asks the session's client along the request; none for a stateless request. */
+  readonly ask?: RequestChannel["sendRequest"];
+}
+
+/** Relays one request; rejects with the JSON-RPC error to answer. */
+export type FrontDoorRequestHandler = (
+  request: JSONRPCRequest,
+  scope: RequestScope,
+) => Promise<Record<string, unknown>>;
+
+/**
  * The front-door MCP server of one client session: the management tools the caller may call plus
  * every projected upstream tool under its own name, and resources, prompts, completion, logging
  * and tasks relayed to the server that owns them.
@@ -94,36 +119,11 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     );
     return { tools: [...management, ...shown.map(listing)] };
   });
-  server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
-    const rounds = options.inputRounds;
-    if (!rounds || !INPUT_REQUIRED_METHODS.has(request.method)) {
-      return handle(request, extra, channelOf(session, extra), options.contextOf(extra.mcpReq.signal)).catch(
-        (error: unknown) => {
-          throw server.failure(request.id, relayFailure(error, services.logger));
-        },
-      );
-    }
-    // A stateless client: what the upstream asks of it on the way comes back as `input_required`.
-    const ctx = options.contextOf(extra.mcpReq.signal);
-    const params = request.params;
-    const round = {
-      method: request.method,
-      name: String(params?.[request.method === "resources/read" ? "uri" : "name"] ?? ""),
-      args: params?.arguments ?? {},
-      principal: ctx.principal.id,
-      input: rounds.input,
-    };
-    try {
-      return await rounds.rounds.serve(
-        round,
-        () => admitRetry(request, ctx),
-        (ask, signal) =>
-          handle(request, extra, askingChannel(session, extra, ask), options.contextOf(signal)),
-      );
-    } catch (error) {
-      throw server.failure(request.id, relayFailure(error, services.logger));
-    }
-  };
+  const relayed = frontDoorRequests(options, session);
+  server.fallbackRequestHandler = (request: JSONRPCRequest, extra: Extra) =>
+    relayed(request, sessionScope(server, extra)).catch((error: unknown) => {
+      throw server.failure(request.id, error);
+    });
   server.fallbackNotificationHandler = async (notification) => {
     if (notification.method === "notifications/roots/list_changed") {
       hub.forwardToUpstreams(notification.method, notification.params);
@@ -132,6 +132,51 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   server.onclose = () => hub.remove(key);
   if (options.joinsHub !== false) hub.add(session);
   return server;
+}
+
+/**
+ * The handler of one stateless `tools/call`, for the endpoint to serve without an SDK server
+ * (`serveDirect`): what the server of a stateless request would do with it, and no more.
+ */
+export function createStatelessCall(options: FrontDoorServerOptions): FrontDoorRequestHandler {
+  return frontDoorRequests(options, undefined);
+}
+
+/**
+ * The relay of every request a front-door server does not answer itself; `session` is the
+ * session's, none for a stateless `tools/call` served without a server.
+ */
+function frontDoorRequests(
+  options: FrontDoorServerOptions,
+  session: FrontDoorSession | undefined,
+): FrontDoorRequestHandler {
+  const { services, relay, hub, key } = options;
+  return async (request, scope) => {
+    const rounds = options.inputRounds;
+    try {
+      if (!rounds || !INPUT_REQUIRED_METHODS.has(request.method)) {
+        return await handle(request, scope, channelOf(session, scope), options.contextOf(scope.signal));
+      }
+      // A stateless client: what the upstream asks of it on the way comes back as `input_required`.
+      const ctx = options.contextOf(scope.signal);
+      const params = request.params;
+      const round = {
+        method: request.method,
+        name: String(params?.[request.method === "resources/read" ? "uri" : "name"] ?? ""),
+        args: params?.arguments ?? {},
+        principal: ctx.principal.id,
+        input: rounds.input,
+      };
+      return await rounds.rounds.serve(
+        round,
+        () => admitRetry(request, ctx),
+        (ask, signal) =>
+          handle(request, scope, askingChannel(session, scope, ask), options.contextOf(signal)),
+      );
+    } catch (error) {
+      throw relayFailure(error, services.logger);
+    }
+  };
 
   /**
    * Relays one request, asking the client through `channel` what the upstream asks on the way.
@@ -139,7 +184,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
    */
   async function handle(
     request: JSONRPCRequest,
-    extra: Extra,
+    scope: RequestScope,
     channel: RequestChannel,
     ctx: RequestContext,
   ): Promise<Record<string, unknown>> {
@@ -147,19 +192,19 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     const call: RelayCall = {
       ctx,
       owner: key,
-      onProgress: progressRelay(request.params, extra),
+      onProgress: progressRelay(request.params, scope),
       onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
-      traceParent: traceHeaders(requestHeaders(server, extra.mcpReq.id)),
+      traceParent: traceHeaders(scope.headers),
       clientCapabilities: options.inputRounds
         ? options.inputRounds.input.capabilities
-        : server.getClientCapabilities(),
+        : scope.clientCapabilities,
       askClient: (method, params, signal, inputKey) => {
-        if (!channel.refusesUndeclared) refuseUndeclared(server.getClientCapabilities(), method);
+        if (!channel.refusesUndeclared) refuseUndeclared(scope.clientCapabilities, method);
         return channel.sendRequest({ method, ...(params && { params }) }, { signal, key: inputKey });
       },
     };
     try {
-      if (request.method === "tools/call") return await callTool(request.params, call, extra);
+      if (request.method === "tools/call") return await callTool(request.params, call, scope);
       // The listings a session declares answer empty for a caller who may use no upstream, as its
       // `tools/list` shows only the management tools it may call; anything else is refused (by
       // `admit`, which publishes the refusal) as an unknown method.
@@ -176,8 +221,8 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
         .catch((error: unknown) => {
           throw refusedAsUnknown(error) ? methodNotFound(request.method) : error;
         });
-      if (request.method === "resources/subscribe") session.subscriptions.add(String(params?.uri));
-      if (request.method === "resources/unsubscribe") session.subscriptions.delete(String(params?.uri));
+      if (request.method === "resources/subscribe") session?.subscriptions.add(String(params?.uri));
+      if (request.method === "resources/unsubscribe") session?.subscriptions.delete(String(params?.uri));
       return result;
     } finally {
       for (const leave of leaves) leave();
@@ -201,7 +246,11 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     }
   }
 
-  async function callTool(params: Params, call: RelayCall, extra: Extra): Promise<Record<string, unknown>> {
+  async function callTool(
+    params: Params,
+    call: RelayCall,
+    scope: RequestScope,
+  ): Promise<Record<string, unknown>> {
     const name = params?.name;
     if (typeof name !== "string")
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, "name must be a string");
@@ -210,7 +259,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, "arguments must be an object");
     }
     const args = rawArgs as Record<string, unknown>;
-    const headers = requestHeaders(server, extra.mcpReq.id);
+    const headers = scope.headers;
     // A management tool the caller may not call is hidden like an unknown one, and so is every
     // upstream tool without `tool:invoke`; `admit` publishes the refusal all the same.
     const management = frontDoorTool(name);
@@ -350,31 +399,51 @@ function relayedParams(params: Params): Record<string, unknown> | undefined {
 }
 
 /** Relays upstream progress under the client's own token, when the client asked for progress. */
-function progressRelay(params: Params, extra: Extra): ((progress: ProgressUpdate) => void) | undefined {
+function progressRelay(
+  params: Params,
+  scope: RequestScope,
+): ((progress: ProgressUpdate) => void) | undefined {
   const token = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   if (typeof token !== "string" && typeof token !== "number") return undefined;
   return (progress) => {
-    void extra.mcpReq
+    void scope
       .notify({ method: "notifications/progress", params: { ...progress, progressToken: token } })
       .catch(() => undefined);
   };
 }
 
-function channelOf(session: FrontDoorSession, extra: Extra): RequestChannel {
+/** The scope of a request to a session's server, from the SDK's context. */
+function sessionScope(server: Server, extra: Extra): RequestScope {
   return {
-    session,
-    sendNotification: (notification) => extra.mcpReq.notify(notification as ServerNotification),
-    sendRequest: (request, options) => extra.mcpReq.send(request, AnyResult, options),
+    id: extra.mcpReq.id,
+    signal: extra.mcpReq.signal,
+    headers: requestHeaders(server, extra.mcpReq.id),
+    clientCapabilities: server.getClientCapabilities(),
+    notify: (notification) => extra.mcpReq.notify(notification as ServerNotification),
+    ask: (request, options) => extra.mcpReq.send(request, AnyResult, options),
+  };
+}
+
+function channelOf(session: FrontDoorSession | undefined, scope: RequestScope): RequestChannel {
+  return {
+    ...(session && { session }),
+    sendNotification: (notification) => scope.notify(notification),
+    sendRequest: (request, options) =>
+      scope.ask ? scope.ask(request, options) : Promise.reject(methodNotFound(request.method)),
   };
 }
 
 /** The channel of a stateless client's request: what the upstream asks goes to its rounds of input. */
-function askingChannel(session: FrontDoorSession, extra: Extra, ask: AskClient): RequestChannel {
+function askingChannel(
+  session: FrontDoorSession | undefined,
+  scope: RequestScope,
+  ask: AskClient,
+): RequestChannel {
   return {
-    session,
+    ...(session && { session }),
     refusesUndeclared: true,
     // Along the answer to the request that started it, while that is open (logs, progress).
-    sendNotification: (notification) => extra.mcpReq.notify(notification as ServerNotification),
+    sendNotification: (notification) => scope.notify(notification),
     sendRequest: (request, options) => ask(request.method, request.params, options.signal, options.key),
   };
 }
