@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
-  classifyInboundRequest,
   type JSONRPCMessage,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
@@ -17,6 +16,7 @@ import {
 import { statelessRefusal, type TransportAnswer } from "./error-mapping.js";
 import type { StatelessInput } from "./front-door/input-rounds.js";
 import { readableRequestId, readMessage } from "./jsonrpc-message.js";
+import { RevisionClassifier } from "./revision-classifier.js";
 import { type AnswerWriting, single } from "./session-transport.js";
 
 /**
@@ -58,6 +58,8 @@ export interface StatelessRefusal extends TransportAnswer {
   readonly kind: "refused";
 }
 
+const classifier = new RevisionClassifier();
+
 /**
  * How a POST without `Mcp-Session-Id` is read: `legacy` when it speaks a session revision (its
  * `initialize`, or a request that claims no stateless `_meta`), otherwise the stateless request, a
@@ -75,7 +77,7 @@ export function readStatelessPost(
   headers: IncomingHttpHeaders,
   body: unknown,
 ): StatelessRequest | StatelessNotification | StatelessRefusal | { kind: "legacy" } {
-  const outcome = classifyInboundRequest({
+  const outcome = classifier.classify({
     httpMethod: "POST",
     protocolVersionHeader: single(headers["mcp-protocol-version"]),
     mcpMethodHeader: single(headers["mcp-method"]),
