@@ -17,6 +17,7 @@ import {
   type FrontDoorRequestHandler,
   refusedByName,
 } from "../edges/mcp/front-door/server.js";
+import { TaskHandles } from "../edges/mcp/front-door/task-handles.js";
 import type { EdgeServices } from "./edge-services.js";
 import { createUiResourceGate } from "./open-approvals.js";
 
@@ -25,6 +26,9 @@ export const RELAYED_CLIENT_CAPABILITIES = {
   sampling: {},
   elicitation: {},
   roots: { listChanged: true },
+  // Declared to upstreams of revision 2026-07-28 only for a client that declared it, and only while
+  // `relay_tasks_enabled` (the front door leaves it out of such a client's capabilities otherwise).
+  extensions: { "io.modelcontextprotocol/tasks": {} },
 } as const;
 
 /** First retry of a required server that did not project, then doubling up to the cap. */
@@ -84,6 +88,7 @@ export function createFrontDoor(
   });
   const hub = new FrontDoorHub(edges, relay);
   const inputRounds = new InputRounds(new RequestStateCodec(() => requestStateKey(services)));
+  const taskHandles = new TaskHandles(() => requestStateKey(services));
   // Replaced by a reload that changes the catalogue; the window restarts then.
   let catalogue = config.tool_access.required_catalogue;
   let windowEnds = catalogue ? services.clock.monotonic() + catalogue.retry_for_s * 1000 : 0;
@@ -141,6 +146,7 @@ export function createFrontDoor(
         contextOf,
         joinsHub: false,
         inputRounds: { rounds: inputRounds, input },
+        taskHandles,
       }),
     statelessCall: (key, contextOf, input) =>
       createStatelessCall({
@@ -151,6 +157,7 @@ export function createFrontDoor(
         contextOf,
         joinsHub: false,
         inputRounds: { rounds: inputRounds, input },
+        taskHandles,
       }),
     refusesTool: (name, ctx) => refusedByName(edges, relay, name, ctx),
     readiness: {

@@ -21,3 +21,13 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
   "prompts/get",
   "resources/read",
 ]);
+
+/** The tasks extension of revision 2026-07-28, by its identifier. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The methods of the tasks extension, each naming a task by `taskId`. */
+export const TASKS_EXTENSION_METHODS: ReadonlySet<string> = new Set([
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
+]);

@@ -33,7 +33,7 @@ export interface StatelessPostOptions {
 
 /**
  * One stateless POST to `baseUrl`'s `/mcp`: the body's `_meta` and the standard headers
- * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` from the name or URI) agree unless `headers`
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` from the name, URI or task id) agree unless `headers`
  * says otherwise. The answer's body is read whole (an SSE answer is left to the caller's text).
  */
 export async function statelessPost(
@@ -42,7 +42,7 @@ export async function statelessPost(
   params: Record<string, unknown> = {},
   options: StatelessPostOptions = {},
 ): Promise<StatelessAnswer> {
-  const name = params.name ?? params.uri;
+  const name = params.name ?? params.uri ?? params.taskId;
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",

@@ -1,4 +1,5 @@
 import { GatewayError } from "../../domain/errors.js";
+import { TASKS_EXTENSION_METHODS } from "../../domain/stateless-revision.js";
 import type { UiResourceGate } from "../approvals/ui-resource-gate.js";
 import type { RequestContext } from "../context.js";
 import { reportUndeclared, undeclared } from "../fleet/capability-contract.js";
@@ -120,7 +121,8 @@ export class FrontDoorRelay {
    * Every other relayed MCP method, to the server that owns what it names (run by the
    * `relay-request` operation): resources, prompts, completion, logging levels and tasks.
    */
-  request(method: string, params: Params, call: RelayCall): Promise<Result> {
+  request(method: string, params: Params, call: RelayCall, taskServer?: string): Promise<Result> {
+    if (taskServer !== undefined) return this.handedTaskRequest(method, params, call, taskServer);
     switch (method) {
       case "resources/list":
         return this.listResources(call.ctx);
@@ -303,6 +305,21 @@ export class FrontDoorRelay {
     const task = this.tasks.get(taskId);
     if (!task || task.owner !== call.owner) throw invalidParams(`Task not found: ${taskId}`);
     return this.send(task.server, method, params, call);
+  }
+
+  /**
+   * `tasks/get`, `tasks/update`, `tasks/cancel` (the tasks extension of revision 2026-07-28) of a
+   * task on `serverId`: the caller's handle of it named the server, and was checked by the edge.
+   */
+  async handedTaskRequest(
+    method: string,
+    params: Params,
+    call: RelayCall,
+    serverId: string,
+  ): Promise<Result> {
+    if (!this.settings.relayTasks || !TASKS_EXTENSION_METHODS.has(method)) throw methodNotFound(method);
+    if (!this.services.fleet.get(serverId)) throw invalidParams(`Task not found: ${String(params?.taskId)}`);
+    return this.send(serverId, method, params, call);
   }
 
   /** `tasks/list`: the caller's session's tasks, from the servers that run them. */

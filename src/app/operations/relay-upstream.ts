@@ -22,6 +22,11 @@ export interface RelayedRequest {
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
   readonly call: RelayCall;
+  /**
+   * For `tasks/*` of a task a stateless client was handed (the tasks extension): the server that
+   * runs it, as its handle names it.
+   */
+  readonly taskServer?: string;
 }
 
 /**
@@ -62,6 +67,6 @@ export const relayRequest = defineOperation({
   input: relayed<RelayedRequest>(),
   run(_services, input, ctx): Promise<Record<string, unknown>> {
     input.call.ctx = ctx;
-    return input.relay.request(input.method, input.params, input.call);
+    return input.relay.request(input.method, input.params, input.call, input.taskServer);
   },
 });

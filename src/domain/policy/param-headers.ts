@@ -159,10 +159,14 @@ export function paramHeaderRefusal(
  * The methods whose `Mcp-Name` header mirrors a body field (MCP 2026-07-28, "Standard Request
  * Headers"), and that field.
  */
-export const MCP_NAME_FIELD: Readonly<Record<string, "name" | "uri">> = {
+export const MCP_NAME_FIELD: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension of revision 2026-07-28.
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /**

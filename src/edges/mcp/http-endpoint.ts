@@ -20,6 +20,7 @@ import type { Logger } from "../../app/ports/logger.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import { GatewayError } from "../../domain/errors.js";
 import { jsonDepthRefusal } from "../../domain/limits/json-depth.js";
+import { TASKS_EXTENSION_METHODS } from "../../domain/stateless-revision.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
 import {
   authenticateRequest,
@@ -289,7 +290,7 @@ export class McpHttpEndpoint {
     const key = randomUUID();
     const contextOf = this.contextFor(key, { caller });
     const transport = new SessionTransport({ sessionId: key });
-    const statelessCall = message.method === "tools/call" ? this.options.statelessCall : undefined;
+    const statelessCall = DIRECT_METHODS.has(message.method) ? this.options.statelessCall : undefined;
     if (statelessCall) {
       // The hot path: served without an SDK server (`serveDirect`).
       serveDirect(transport, statelessCall(key, contextOf, stateless.input));
@@ -697,6 +698,12 @@ async function serveStatelessClient(server: Server, transport: SessionTransport)
     throw error;
   }
 }
+
+/**
+ * The stateless requests served without an MCP server (`serveDirect`): `tools/call`, the hot path,
+ * and the tasks extension's methods, which the SDK's server of the session revisions does not know.
+ */
+const DIRECT_METHODS = new Set(["tools/call", ...TASKS_EXTENSION_METHODS]);
 
 /** Connects a server made for stateless requests to `transport`; closes the transport when that fails. */
 async function connectStateless(server: Server, transport: SessionTransport): Promise<void> {

@@ -12,6 +12,7 @@ import {
   INPUT_REQUIRED_METHODS,
   STATELESS_META,
   STATELESS_REVISION,
+  TASKS_EXTENSION,
 } from "../../domain/stateless-revision.js";
 import { statelessRefusal, type TransportAnswer } from "./error-mapping.js";
 import type { StatelessInput } from "./front-door/input-rounds.js";
@@ -205,15 +206,20 @@ function withoutEnvelope(message: JSONRPCRequest, meta: Record<string, unknown>)
 /**
  * The `server/discover` result: the revisions served, what the server behind the endpoint declares
  * (without `logging` and `tasks`, which the stateless revision has no place for: its log level
- * travels with each request and tasks are an extension), its name and version, and its
- * instructions. Cacheable by anyone for an hour: it depends on no caller.
+ * travels with each request, and tasks are the extension `io.modelcontextprotocol/tasks`, declared
+ * instead), its name and version, and its instructions. Cacheable by anyone for an hour: it depends on no caller.
  */
 export function discoverResult(initialized: {
   capabilities?: Record<string, unknown>;
   serverInfo?: { name: string; version: string };
   instructions?: string;
 }): Record<string, unknown> {
-  const { logging: _logging, tasks: _tasks, ...capabilities } = initialized.capabilities ?? {};
+  const { logging: _logging, tasks, ...capabilities } = initialized.capabilities ?? {};
+  // A server that relays the session revisions' tasks relays the tasks extension to these clients.
+  if (tasks !== undefined) {
+    const extensions = (capabilities.extensions ?? {}) as Record<string, unknown>;
+    capabilities.extensions = { ...extensions, [TASKS_EXTENSION]: {} };
+  }
   return {
     resultType: "complete",
     supportedVersions: SERVED_REVISIONS,

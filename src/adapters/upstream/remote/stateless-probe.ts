@@ -114,8 +114,7 @@ function withHeaders(
   const headers = new Headers(init.headers);
   headers.set("mcp-protocol-version", STATELESS_REVISION);
   headers.set("mcp-method", message.method);
-  // The SDK transport derives `Mcp-Name` from the message for a few more methods (`tasks/*`): only
-  // the methods this table names carry it.
+  // The SDK transport derives `Mcp-Name` from the message by a table of its own: this one decides.
   headers.delete("mcp-name");
   const field = MCP_NAME_FIELD[message.method];
   const name = field === undefined ? undefined : message.params?.[field];

@@ -141,12 +141,7 @@ export class StatelessUpstreamLane {
       [STATELESS_META.logLevel]: this.logLevel,
     };
     const client = options?.clientCapabilities;
-    if (client) {
-      const relayed = (envelope[CAPABILITIES] ?? {}) as Record<string, unknown>;
-      envelope[CAPABILITIES] = Object.fromEntries(
-        Object.entries(client).filter(([name]) => relayed[name] !== undefined),
-      );
-    }
+    if (client) envelope[CAPABILITIES] = declared(client, (envelope[CAPABILITIES] ?? {}) as Capabilities);
     return { ...params, _meta: { ...meta, ...envelope } };
   }
 
@@ -276,4 +271,26 @@ export function offeredStateless(
         : {},
     envelope,
   };
+}
+
+type Capabilities = Record<string, unknown>;
+
+/**
+ * What a client declared that the gateway relays (`relayed`): its capabilities of the names the
+ * gateway declares, and of its `extensions` those the gateway declares.
+ */
+function declared(client: Capabilities, relayed: Capabilities): Capabilities {
+  const kept: Capabilities = {};
+  for (const [name, value] of Object.entries(client)) {
+    if (relayed[name] === undefined) continue;
+    kept[name] =
+      name === "extensions" && isObject(value) && isObject(relayed.extensions)
+        ? declared(value, relayed.extensions)
+        : value;
+  }
+  return kept;
+}
+
+function isObject(value: unknown): value is Capabilities {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

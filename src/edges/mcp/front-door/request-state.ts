@@ -26,42 +26,40 @@ export interface RequestStatePayload {
 /** How long a `requestState` is honoured after it was issued. */
 export const REQUEST_STATE_TTL_MS = 10 * 60 * 1000;
 
-const VERSION = "v1";
-
 /**
- * Signs and verifies `requestState` with HMAC-SHA256 under a key every replica shares (kept in the
- * shared store). The state is `v1.<base64url JSON>.<base64url MAC>`: readable by the client, but
- * any change to it fails verification. Not encrypted: it holds nothing the client did not send or
- * was not shown.
+ * JSON that the gateway signs with HMAC-SHA256 under a key every replica shares (kept in the shared
+ * store), as `<kind>.<base64url JSON>.<base64url MAC>`: readable by whoever holds it, but any change
+ * fails verification. The MAC covers the kind too, so a token of one kind never passes for another.
+ * Not encrypted: what it carries must be fit to show its holder.
  */
-export class RequestStateCodec {
+export class SignedJson<T> {
   private key: Promise<Buffer> | undefined;
 
-  constructor(private readonly obtainKey: () => Promise<Buffer>) {}
+  constructor(
+    /** What the token is, as named in its refusals and first in its text (`requestState`). */
+    private readonly kind: string,
+    private readonly obtainKey: () => Promise<Buffer>,
+  ) {}
 
-  async sign(payload: RequestStatePayload): Promise<string> {
+  async sign(payload: T): Promise<string> {
     const body = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
-    return `${VERSION}.${body}.${await this.mac(body)}`;
+    return `${this.kind}.${body}.${await this.mac(body)}`;
   }
 
-  /** The payload of a state this gateway signed and that has not expired; a reason otherwise. */
-  async verify(state: string, now: number): Promise<RequestStatePayload | { refused: string }> {
-    const [version, body, mac, ...rest] = state.split(".");
-    if (version !== VERSION || !body || !mac || rest.length > 0)
-      return { refused: "requestState is malformed" };
+  /** The payload of a token this gateway signed; a reason otherwise. */
+  async open(token: string): Promise<T | { refused: string }> {
+    const [kind, body, mac, ...rest] = token.split(".");
+    if (kind !== this.kind || !body || !mac || rest.length > 0)
+      return { refused: `${this.kind} is malformed` };
     const expected = Buffer.from(await this.mac(body), "base64url");
     const given = Buffer.from(mac, "base64url");
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      return { refused: "requestState failed its integrity check" };
-    let payload: RequestStatePayload;
+      return { refused: `${this.kind} failed its integrity check` };
     try {
-      payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as RequestStatePayload;
+      return JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as T;
     } catch {
-      return { refused: "requestState is malformed" };
+      return { refused: `${this.kind} is malformed` };
     }
-    if (typeof payload.expires !== "number" || payload.expires < now)
-      return { refused: "requestState has expired" };
-    return payload;
   }
 
   private async mac(body: string): Promise<string> {
@@ -70,7 +68,29 @@ export class RequestStateCodec {
       this.key = undefined;
       throw error;
     });
-    return createHmac("sha256", key).update(body, "utf8").digest("base64url");
+    return createHmac("sha256", key).update(`${this.kind}.${body}`, "utf8").digest("base64url");
+  }
+}
+
+/** Signs and verifies `requestState` ({@link SignedJson}), honoured until it expires. */
+export class RequestStateCodec {
+  private readonly signed: SignedJson<RequestStatePayload>;
+
+  constructor(obtainKey: () => Promise<Buffer>) {
+    this.signed = new SignedJson("requestState", obtainKey);
+  }
+
+  sign(payload: RequestStatePayload): Promise<string> {
+    return this.signed.sign(payload);
+  }
+
+  /** The payload of a state this gateway signed and that has not expired; a reason otherwise. */
+  async verify(state: string, now: number): Promise<RequestStatePayload | { refused: string }> {
+    const payload = await this.signed.open(state);
+    if ("refused" in payload) return payload;
+    if (typeof payload.expires !== "number" || payload.expires < now)
+      return { refused: "requestState has expired" };
+    return payload;
   }
 }
 

@@ -19,7 +19,11 @@ import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstream.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import { GatewayError } from "../../../domain/errors.js";
-import { INPUT_REQUIRED_METHODS } from "../../../domain/stateless-revision.js";
+import {
+  INPUT_REQUIRED_METHODS,
+  TASKS_EXTENSION,
+  TASKS_EXTENSION_METHODS,
+} from "../../../domain/stateless-revision.js";
 import { relayFailure, upstreamToolFailure } from "../error-mapping.js";
 import { GatewayServer, requestHeaders } from "../gateway-server.js";
 import { lazySchemaValidator } from "../lazy-schema-validator.js";
@@ -29,6 +33,7 @@ import { frontDoorManagementTools, frontDoorTool, mayUseUpstreams } from "../too
 import type { AskClient } from "./held-request.js";
 import { type FrontDoorHub, type FrontDoorSession, type RequestChannel, refuseUndeclared } from "./hub.js";
 import type { InputRounds, StatelessInput } from "./input-rounds.js";
+import type { TaskHandles } from "./task-handles.js";
 
 type Extra = ServerContext;
 type Params = Record<string, unknown> | undefined;
@@ -65,6 +70,11 @@ export interface FrontDoorServerOptions {
    * `input_required`), and what the request carries for them.
    */
   inputRounds?: { readonly rounds: InputRounds; readonly input: StatelessInput };
+  /**
+   * For a stateless request: the handles of the tasks an upstream creates for it (the tasks
+   * extension), by which its client follows them on any replica.
+   */
+  taskHandles?: TaskHandles;
 }
 
 /**
@@ -189,14 +199,18 @@ function frontDoorRequests(
     ctx: RequestContext,
   ): Promise<Record<string, unknown>> {
     const leaves: (() => void)[] = [];
+    const routed: string[] = [];
     const call: RelayCall = {
       ctx,
       owner: key,
       onProgress: progressRelay(request.params, scope),
-      onRouted: (serverId) => leaves.push(hub.enter(serverId, channel)),
+      onRouted: (serverId) => {
+        routed.push(serverId);
+        leaves.push(hub.enter(serverId, channel));
+      },
       traceParent: traceHeaders(scope.headers),
       clientCapabilities: options.inputRounds
-        ? options.inputRounds.input.capabilities
+        ? relayedCapabilities(options.inputRounds.input.capabilities, relay.relaysTasks)
         : scope.clientCapabilities,
       askClient: (method, params, signal, inputKey) => {
         if (!channel.refusesUndeclared) refuseUndeclared(scope.clientCapabilities, method);
@@ -204,7 +218,13 @@ function frontDoorRequests(
       },
     };
     try {
-      if (request.method === "tools/call") return await callTool(request.params, call, scope);
+      const handles = options.taskHandles;
+      if (request.method === "tools/call") {
+        const result = await callTool(request.params, call, scope);
+        return handles ? await handedTask(handles, result, routed.at(-1), ctx) : result;
+      }
+      if (handles && TASKS_EXTENSION_METHODS.has(request.method))
+        return await taskRequest(handles, request, call);
       // The listings a session declares answer empty for a caller who may use no upstream, as its
       // `tools/list` shows only the management tools it may call; anything else is refused (by
       // `admit`, which publishes the refusal) as an unknown method.
@@ -227,6 +247,32 @@ function frontDoorRequests(
     } finally {
       for (const leave of leaves) leave();
     }
+  }
+
+  /**
+   * `tasks/get`, `tasks/update` or `tasks/cancel` of a task the caller was handed: to the server its
+   * handle names, under the upstream's id, and answered with the handle again.
+   */
+  async function taskRequest(
+    handles: TaskHandles,
+    request: JSONRPCRequest,
+    call: RelayCall,
+  ): Promise<Record<string, unknown>> {
+    const handle = request.params?.taskId;
+    const task = await handles.open(handle, call.ctx.principal.id);
+    if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${String(handle)}`);
+    const params = { ...request.params, taskId: task.task };
+    const result = await services.operations
+      .execute(
+        relayRequest,
+        { relay, method: request.method, params, call, taskServer: task.server },
+        call.ctx,
+        { rateLimitExempt: true, route: `mcp:${request.method}` },
+      )
+      .catch((error: unknown) => {
+        throw refusedAsUnknown(error) ? methodNotFound(request.method) : error;
+      });
+    return result.taskId === task.task ? { ...result, taskId: handle } : result;
   }
 
   /**
@@ -291,6 +337,36 @@ function frontDoorRequests(
       return upstreamToolFailure(name, error, unlistedByPin(services, error, projected));
     }
   }
+}
+
+/**
+ * A `tools/call` result, with the id of the task it creates (`resultType: "task"`) replaced by the
+ * caller's handle of it; any other result as it is.
+ */
+async function handedTask(
+  handles: TaskHandles,
+  result: Record<string, unknown>,
+  server: string | undefined,
+  ctx: RequestContext,
+): Promise<Record<string, unknown>> {
+  if (result.resultType !== "task" || typeof result.taskId !== "string" || server === undefined)
+    return result;
+  const taskId = await handles.seal({ server, task: result.taskId, principal: ctx.principal.id });
+  return { ...result, taskId };
+}
+
+/**
+ * A stateless client's capabilities as declared upstream: without the tasks extension when the
+ * gateway relays no tasks (an upstream would hand out tasks the client could not follow).
+ */
+function relayedCapabilities(
+  capabilities: Record<string, unknown> | undefined,
+  relaysTasks: boolean,
+): Record<string, unknown> | undefined {
+  const extensions = capabilities?.extensions as Record<string, unknown> | undefined;
+  if (relaysTasks || extensions?.[TASKS_EXTENSION] === undefined) return capabilities;
+  const { [TASKS_EXTENSION]: _tasks, ...others } = extensions;
+  return { ...capabilities, extensions: others };
 }
 
 /**
