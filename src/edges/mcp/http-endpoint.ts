@@ -228,7 +228,7 @@ export class McpHttpEndpoint {
     const caller = await this.authenticate(request, reply);
     if (!caller) return true;
     this.earlyCallers.set(request, caller);
-    const ctx = this.contextFor("stateless", { caller })(new AbortController().signal);
+    const ctx = this.contextFor("stateless", { caller })(NEVER_ABORTED);
     if (!(await refuses(name, ctx))) return false;
     const answer = statelessRefusal(new GatewayError("MethodNotFoundError", `Unknown tool: ${name}`), null);
     reply.status(answer.status).send(answer.body);
@@ -698,6 +698,9 @@ async function serveStatelessClient(server: Server, transport: SessionTransport)
     throw error;
   }
 }
+
+/** The signal of a decision that nothing cancels (the early refusal by `Mcp-Name`). */
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The stateless requests served without an MCP server (`serveDirect`): `tools/call`, the hot path,

@@ -195,12 +195,20 @@ const ENVELOPE = new Set<string>([
  * token, a trace context) stay.
  */
 function withoutEnvelope(message: JSONRPCRequest, meta: Record<string, unknown>): JSONRPCRequest {
-  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !ENVELOPE.has(key)));
+  let kept: Record<string, unknown> | undefined;
+  for (const key of Object.keys(meta)) {
+    if (ENVELOPE.has(key)) continue;
+    kept ??= {};
+    // Defined, not assigned: a key `__proto__` stays a key.
+    Object.defineProperty(kept, key, {
+      value: meta[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   const { _meta: _envelope, ...params } = message.params ?? {};
-  return {
-    ...message,
-    params: Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params,
-  } as JSONRPCRequest;
+  return { ...message, params: kept ? { ...params, _meta: kept } : params } as JSONRPCRequest;
 }
 
 /**
