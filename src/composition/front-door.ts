@@ -15,6 +15,7 @@ import {
   createFrontDoorServer,
   createStatelessCall,
   type FrontDoorRequestHandler,
+  type FrontDoorServerOptions,
   refusedByName,
 } from "../edges/mcp/front-door/server.js";
 import { TaskHandles } from "../edges/mcp/front-door/task-handles.js";
@@ -135,30 +136,27 @@ export function createFrontDoor(
     timers.add(timer);
   };
 
+  /** What serving one stateless request needs: no hub, its input rounds, the task handles. */
+  const statelessOptions = (
+    key: string,
+    contextOf: (signal: AbortSignal) => RequestContext,
+    input: StatelessInput,
+  ): FrontDoorServerOptions => ({
+    services: edges,
+    relay,
+    hub,
+    key,
+    contextOf,
+    joinsHub: false,
+    inputRounds: { rounds: inputRounds, input },
+    taskHandles,
+  });
+
   return {
     sessionServer: (key, contextOf) => createFrontDoorServer({ services: edges, relay, hub, key, contextOf }),
     statelessServer: (key, contextOf, input) =>
-      createFrontDoorServer({
-        services: edges,
-        relay,
-        hub,
-        key,
-        contextOf,
-        joinsHub: false,
-        inputRounds: { rounds: inputRounds, input },
-        taskHandles,
-      }),
-    statelessCall: (key, contextOf, input) =>
-      createStatelessCall({
-        services: edges,
-        relay,
-        hub,
-        key,
-        contextOf,
-        joinsHub: false,
-        inputRounds: { rounds: inputRounds, input },
-        taskHandles,
-      }),
+      createFrontDoorServer(statelessOptions(key, contextOf, input)),
+    statelessCall: (key, contextOf, input) => createStatelessCall(statelessOptions(key, contextOf, input)),
     refusesTool: (name, ctx) => refusedByName(edges, relay, name, ctx),
     readiness: {
       name: "required_catalogue",

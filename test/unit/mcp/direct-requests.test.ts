@@ -1,4 +1,9 @@
-import { InMemoryTransport, type JSONRPCMessage, ProtocolError } from "@modelcontextprotocol/client";
+import {
+  InMemoryTransport,
+  type JSONRPCMessage,
+  ProtocolError,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -72,6 +77,17 @@ async function upstream(): Promise<Upstream> {
     closedReason: () => "closed",
   });
   return { connection, received, cancelled, close: () => connection.close() };
+}
+
+/** A session connection over `clientSide`, initialized, that frees nothing when it ends. */
+async function connectionOver(clientSide: Transport): Promise<McpSessionConnection> {
+  const client = createSessionClient({ name: "gateway", version: "1.0.0" });
+  await client.connect(clientSide);
+  return new McpSessionConnection(client, {
+    ended: new Promise(() => {}),
+    release: async () => {},
+    closedReason: () => "closed",
+  });
 }
 
 describe("requests relayed beside the SDK client", () => {
@@ -195,13 +211,7 @@ describe("requests relayed beside the SDK client", () => {
       answer();
     };
     await serverSide.start();
-    const client = createSessionClient({ name: "gateway", version: "1.0.0" });
-    await client.connect(clientSide);
-    const connection = new McpSessionConnection(client, {
-      ended: new Promise(() => {}),
-      release: async () => {},
-      closedReason: () => "closed",
-    });
+    const connection = await connectionOver(clientSide);
     const progress: ProgressUpdate[] = [];
     const result = await connection.callTool(
       "quick",
@@ -252,13 +262,7 @@ describe("requests relayed beside the SDK client", () => {
       });
     };
     await serverSide.start();
-    const client = createSessionClient({ name: "gateway", version: "1.0.0" });
-    await client.connect(clientSide);
-    const connection = new McpSessionConnection(client, {
-      ended: new Promise(() => {}),
-      release: async () => {},
-      closedReason: () => "closed",
-    });
+    const connection = await connectionOver(clientSide);
     const progress: number[] = [];
     const result = await connection.callTool(
       "long",
@@ -311,13 +315,7 @@ describe("requests relayed beside the SDK client", () => {
       });
     };
     await serverSide.start();
-    const client = createSessionClient({ name: "gateway", version: "1.0.0" });
-    await client.connect(clientSide);
-    const connection = new McpSessionConnection(client, {
-      ended: new Promise(() => {}),
-      release: async () => {},
-      closedReason: () => "closed",
-    });
+    const connection = await connectionOver(clientSide);
     const failure = await connection
       .relay("resources/read", { uri: "file:///x" }, { timeoutMs: 5_000 })
       .catch((e) => e);
