@@ -32,5 +32,12 @@ if [ "$airlock_node_current" -lt "$airlock_node_major" ]; then
   export PATH="$airlock_node_home/bin:$PATH"
   export npm_config_nodedir="$airlock_node_home"
   hash -r 2>/dev/null || true
+elif [ -z "${npm_config_nodedir:-}" ]; then
+  # Node.js 24 already first on PATH: node-gyp builds against the headers installed beside it, when
+  # there are (an official tarball has them), rather than fetch them or take others.
+  airlock_node_prefix=$(node -p 'require("node:path").dirname(require("node:path").dirname(process.execPath))')
+  if [ -f "$airlock_node_prefix/include/node/node_version.h" ]; then
+    export npm_config_nodedir="$airlock_node_prefix"
+  fi
 fi
-unset airlock_node_major airlock_node_current airlock_node_home airlock_node_tmp
+unset airlock_node_major airlock_node_current airlock_node_home airlock_node_tmp airlock_node_prefix
