@@ -110,6 +110,31 @@ export async function connectStateless(url, headers = {}) {
   };
 }
 
+/**
+ * The SDK v2 client on a session of MCP 2025-11-25 (its default negotiation): the same client as
+ * `connectStateless`, at the session revision, to tell the client's share of a difference between
+ * the two revisions from the gateway's.
+ */
+export async function connectModernSession(url, headers = {}) {
+  const client = new StatelessClient(CLIENT_INFO);
+  const transport = new StatelessTransport(new URL(url), {
+    requestInit: { headers },
+    fetch: fetchWithOwnSignal,
+  });
+  await client.connect(transport);
+  return {
+    callTool: (name, args) => client.callTool({ name, arguments: args }, requestOptions()),
+    async call(kind) {
+      return kind.ok(await client.callTool(kind.request, requestOptions()));
+    },
+    listTools: () => client.listTools(undefined, requestOptions()),
+    async close() {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
+}
+
 /** The upstream spoken to over stdio by a client that spawns it. */
 export async function connectStdio(command, args) {
   const client = new Client(CLIENT_INFO);

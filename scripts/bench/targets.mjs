@@ -1,7 +1,7 @@
 // What the benchmark drives: each target starts its servers, opens sessions with the same SDK
 // client, and names the processes whose CPU and memory count as its own.
 import { join } from "node:path";
-import { CALLS, connectHttp, connectStateless, connectStdio } from "./clients.mjs";
+import { CALLS, connectHttp, connectModernSession, connectStateless, connectStdio } from "./clients.mjs";
 import { processCpuMs, treeCpuMs } from "./cpu.mjs";
 import { startGateway } from "./gateway-process.mjs";
 import { freePort, startProcess, treeRssMib } from "./processes.mjs";
@@ -100,6 +100,16 @@ export const TARGETS = [
     start: async (ctx, options) => {
       const handle = await airlock(ctx, ctx.configs.front_door, options);
       return { ...handle, connect: () => connectStateless(handle.url, handle.headers) };
+    },
+  },
+  {
+    id: "airlock_front_door_v2_session",
+    label: "Airlock front door, SDK v2 client on a session",
+    kind: CALLS.direct,
+    airlock: true,
+    start: async (ctx, options) => {
+      const handle = await airlock(ctx, ctx.configs.front_door, options);
+      return { ...handle, connect: () => connectModernSession(handle.url, handle.headers) };
     },
   },
   {
