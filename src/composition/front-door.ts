@@ -27,9 +27,6 @@ export const RELAYED_CLIENT_CAPABILITIES = {
   sampling: {},
   elicitation: {},
   roots: { listChanged: true },
-  // Declared to upstreams of revision 2026-07-28 only for a client that declared it, and only while
-  // `relay_tasks_enabled` (the front door leaves it out of such a client's capabilities otherwise).
-  extensions: { "io.modelcontextprotocol/tasks": {} },
 } as const;
 
 /** First retry of a required server that did not project, then doubling up to the cap. */

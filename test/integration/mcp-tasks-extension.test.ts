@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, waitFor } from "../support/gateway.js";
+import { connectHttp } from "../support/mcp-client.js";
 import { envelope, statelessPost } from "../support/stateless-post.js";
 import { startTasksUpstream } from "../support/tasks-upstream.js";
 
@@ -143,6 +144,33 @@ describe("the tasks extension, relayed for clients and upstreams of revision 202
     const call = upstream.seen.filter((request) => request.method === "tools/call").at(-1);
     expect(call?.params._meta).toMatchObject({ "io.modelcontextprotocol/clientCapabilities": {} });
     expect(JSON.stringify(call?.params._meta)).not.toContain(TASKS);
+  });
+});
+
+describe("the tasks extension, for callers that cannot follow a task", () => {
+  let upstream: Upstream;
+  let gw: TestGateway;
+  let baseUrl: string;
+  beforeAll(async () => {
+    upstream = await startTasksUpstream();
+    ({ gw, baseUrl } = await gatewayFor(upstream));
+  }, 30_000);
+  afterAll(async () => {
+    await gw?.close();
+    await upstream?.stop();
+  });
+
+  it("is not declared upstream for a session's client, which gets the plain result", async () => {
+    const client = await connectHttp(baseUrl);
+    try {
+      const result = await client.callTool({ name: "slow_job", arguments: {} });
+      expect(result).toMatchObject({ content: [{ type: "text" }] });
+    } finally {
+      await client.close();
+    }
+    const calls = upstream.seen.filter((request) => request.method === "tools/call");
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const call of calls) expect(JSON.stringify(call.params._meta)).not.toContain(TASKS);
   });
 });
 

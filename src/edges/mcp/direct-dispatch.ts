@@ -16,6 +16,11 @@ import { transportHeaders } from "./gateway-server.js";
  */
 export function serveDirect(transport: Transport, handler: FrontDoorRequestHandler): void {
   const running = new Map<RequestId, AbortController>();
+  // The client left, or the gateway closes: what still runs stops, as the SDK's server stops its
+  // handlers when its transport closes.
+  transport.onclose = () => {
+    for (const controller of running.values()) controller.abort(new Error("Connection closed"));
+  };
   transport.onmessage = (message) => {
     if (!("method" in message)) return;
     if (!("id" in message)) {

@@ -40,9 +40,13 @@ export class GatewayServer extends Server {
   /** Requests whose handler failed with -32002, until their answer is sent. */
   private readonly resourceMisses = new Set<RequestId>();
 
-  /** `error` as the failure of request `id`: a -32002 is sent as -32002. */
-  failure(id: RequestId, error: unknown): unknown {
-    if ((error as { code?: unknown } | null)?.code === RESOURCE_NOT_FOUND) this.resourceMisses.add(id);
+  /**
+   * `error` as the failure of request `id`: a -32002 is sent as -32002. Not for a request that was
+   * cancelled (`signal`), which the SDK answers not at all: its id could come back in a later one.
+   */
+  failure(id: RequestId, error: unknown, signal: AbortSignal): unknown {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === RESOURCE_NOT_FOUND && !signal.aborted) this.resourceMisses.add(id);
     return error;
   }
 

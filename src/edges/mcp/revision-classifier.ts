@@ -18,6 +18,8 @@ const META_KEYS = new Set<string>([
 ]);
 /** Envelopes the SDK found valid, by their text; emptied when it reaches this many. */
 const MAX_KNOWN_ENVELOPES = 1000;
+/** Longest envelope text remembered (a client's is a few hundred characters): at most ~4 MB kept. */
+const MAX_ENVELOPE_LENGTH = 4096;
 
 /**
  * The SDK's `classifyInboundRequest`, with its answer for the common case given at once: a plain
@@ -73,12 +75,21 @@ export class RevisionClassifier {
     const { protocolVersionHeader, mcpMethodHeader } = request;
     if (protocolVersionHeader !== undefined && protocolVersionHeader !== STATELESS_REVISION) return undefined;
     if (mcpMethodHeader !== undefined && mcpMethodHeader !== method) return undefined;
-    // An absent key is left out of the text, and so told from one that is null.
-    return JSON.stringify({
-      info: meta[STATELESS_META.clientInfo],
-      capabilities: meta[STATELESS_META.clientCapabilities],
-      logLevel: meta[STATELESS_META.logLevel],
-    });
+    // An absent key is left out of the text, and so told from one that is null; a number JSON has
+    // no text for (`1e999` reads as Infinity, written as null) leaves the request to the SDK.
+    let exact = true;
+    const text = JSON.stringify(
+      {
+        info: meta[STATELESS_META.clientInfo],
+        capabilities: meta[STATELESS_META.clientCapabilities],
+        logLevel: meta[STATELESS_META.logLevel],
+      },
+      (_key, value: unknown) => {
+        if (typeof value === "number" && !Number.isFinite(value)) exact = false;
+        return value;
+      },
+    );
+    return exact && text.length <= MAX_ENVELOPE_LENGTH ? text : undefined;
   }
 }
 

@@ -142,4 +142,25 @@ describe("serveDirect, beside the SDK's dispatch of the same request", () => {
     expect(own).toEqual([]);
     expect(reasons).toEqual(["the client left", "the client left"]);
   });
+
+  it("aborts the handler's signal when the transport closes (the client left), and answers nothing", async () => {
+    for (const serve of [throughServer, direct]) {
+      let aborted = false;
+      const transport = await serve(
+        (_request, scope) =>
+          new Promise((resolve) => {
+            scope.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve({ content: [] });
+            });
+          }),
+      );
+      transport.deliver(call);
+      await turn();
+      await transport.close();
+      await turn();
+      expect(aborted).toBe(true);
+      expect(transport.sent).toEqual([]);
+    }
+  });
 });

@@ -122,7 +122,9 @@ describe("GatewayServer", () => {
         data: { uri: "notes://9" },
       });
       server.fallbackRequestHandler = async (request) => {
-        throw server instanceof GatewayServer ? server.failure(request.id, notFound) : notFound;
+        throw server instanceof GatewayServer
+          ? server.failure(request.id, notFound, new AbortController().signal)
+          : notFound;
       };
       const transport = new RecordingTransport();
       await server.connect(transport);

@@ -106,6 +106,11 @@ describe("RevisionClassifier", () => {
       call({ params: { name: "add", _meta: { ...envelope, "io.modelcontextprotocol/related-task": {} } } }),
       call({ params: { name: "add", _meta: { ...envelope, [INFO]: null } } }),
       call({ result: {} }),
+      // Infinity (JSON's 1e999) is written as null: the two must not share a remembered envelope.
+      call({ params: { name: "add", _meta: { ...envelope, [CAPS]: { extensions: { x: { k: null } } } } } }),
+      call({
+        params: { name: "add", _meta: { ...envelope, [CAPS]: { extensions: { x: { k: Infinity } } } } },
+      }),
     ];
     for (const input of variants) expect(classifier.classify(input)).toEqual(classifyInboundRequest(input));
     expect(classifier.classify(variants[0] as InboundHttpRequest)).toMatchObject({

@@ -4,16 +4,25 @@ import { RequestStateCodec } from "../../../src/edges/mcp/front-door/request-sta
 import { TaskHandles } from "../../../src/edges/mcp/front-door/task-handles.js";
 
 const key = randomBytes(32);
-const task = { server: "jobs", task: "upstream-task-1", principal: "alice" };
+const task = {
+  server: "jobs",
+  tool: "slow_job",
+  task: "upstream-task-1",
+  principal: "alice",
+  tenant: "acme",
+};
+const alice = { id: "alice", tenant_id: "acme" };
 
 describe("TaskHandles", () => {
-  it("opens a handle it sealed, on any instance under the same key, for the principal it names", async () => {
+  it("opens a handle it sealed, on any instance under the same key, for the principal and tenant it names", async () => {
     const handle = await new TaskHandles(async () => key).seal(task);
     expect(handle).toMatch(/^task\.[\w-]+\.[\w-]+$/);
     const elsewhere = new TaskHandles(async () => key);
-    await expect(elsewhere.open(handle, "alice")).resolves.toEqual(task);
-    await expect(elsewhere.open(handle, "bob")).resolves.toBeUndefined();
-    await expect(new TaskHandles(async () => randomBytes(32)).open(handle, "alice")).resolves.toBeUndefined();
+    await expect(elsewhere.open(handle, alice)).resolves.toEqual(task);
+    await expect(elsewhere.open(handle, { id: "bob", tenant_id: "acme" })).resolves.toBeUndefined();
+    await expect(elsewhere.open(handle, { id: "alice", tenant_id: "other" })).resolves.toBeUndefined();
+    await expect(elsewhere.open(handle, { id: "alice", tenant_id: null })).resolves.toBeUndefined();
+    await expect(new TaskHandles(async () => randomBytes(32)).open(handle, alice)).resolves.toBeUndefined();
   });
 
   it("names no task for a changed handle, a request state, or something that is no handle", async () => {
@@ -39,6 +48,6 @@ describe("TaskHandles", () => {
       7,
       undefined,
     ])
-      await expect(handles.open(candidate, "alice")).resolves.toBeUndefined();
+      await expect(handles.open(candidate, alice)).resolves.toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import {
   INPUT_REQUIRED_METHODS,
   STATELESS_META,
   STATELESS_REVISION,
+  TASKS_EXTENSION,
 } from "../../../domain/stateless-revision.js";
 import type { DirectRequests } from "./direct-requests.js";
 
@@ -277,18 +278,24 @@ type Capabilities = Record<string, unknown>;
 
 /**
  * What a client declared that the gateway relays (`relayed`): its capabilities of the names the
- * gateway declares, and of its `extensions` those the gateway declares.
+ * gateway declares, and the extensions it declared that the gateway relays for it (the front door
+ * passes the tasks extension only while it relays tasks; a request of no client declares none).
  */
 function declared(client: Capabilities, relayed: Capabilities): Capabilities {
   const kept: Capabilities = {};
   for (const [name, value] of Object.entries(client)) {
-    if (relayed[name] === undefined) continue;
-    kept[name] =
-      name === "extensions" && isObject(value) && isObject(relayed.extensions)
-        ? declared(value, relayed.extensions)
-        : value;
+    if (name === "extensions") {
+      const extensions = isObject(value) ? relayedExtensions(value) : undefined;
+      if (extensions) kept.extensions = extensions;
+    } else if (relayed[name] !== undefined) kept[name] = value;
   }
   return kept;
+}
+
+/** The client's extensions the gateway relays, or undefined when none is. */
+function relayedExtensions(extensions: Capabilities): Capabilities | undefined {
+  const task = extensions[TASKS_EXTENSION];
+  return task === undefined ? undefined : { [TASKS_EXTENSION]: task };
 }
 
 function isObject(value: unknown): value is Capabilities {

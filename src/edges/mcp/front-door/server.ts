@@ -132,7 +132,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
   const relayed = frontDoorRequests(options, session);
   server.fallbackRequestHandler = (request: JSONRPCRequest, extra: Extra) =>
     relayed(request, sessionScope(server, extra)).catch((error: unknown) => {
-      throw server.failure(request.id, error);
+      throw server.failure(request.id, error, extra.mcpReq.signal);
     });
   server.fallbackNotificationHandler = async (notification) => {
     if (notification.method === "notifications/roots/list_changed") {
@@ -221,7 +221,8 @@ function frontDoorRequests(
       const handles = options.taskHandles;
       if (request.method === "tools/call") {
         const result = await callTool(request.params, call, scope);
-        return handles ? await handedTask(handles, result, routed.at(-1), ctx) : result;
+        const tool = String(request.params?.name);
+        return handles ? await handedTask(handles, result, { server: routed.at(-1), tool }, ctx) : result;
       }
       if (handles && TASKS_EXTENSION_METHODS.has(request.method))
         return await taskRequest(handles, request, call);
@@ -259,8 +260,10 @@ function frontDoorRequests(
     call: RelayCall,
   ): Promise<Record<string, unknown>> {
     const handle = request.params?.taskId;
-    const task = await handles.open(handle, call.ctx.principal.id);
+    const task = await handles.open(handle, call.ctx.principal);
     if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${String(handle)}`);
+    // The task is its tool call's: the caller must still be let call that tool.
+    await admitRetry({ method: "tools/call", params: { name: task.tool } }, call.ctx);
     const params = { ...request.params, taskId: task.task };
     const result = await services.operations
       .execute(
@@ -279,7 +282,10 @@ function frontDoorRequests(
    * Lets the retry of a held request through as its first request was: a tool call is admitted
    * again (roles, tenant, policies as they are now), anything else needs the caller to use upstreams.
    */
-  async function admitRetry(request: JSONRPCRequest, ctx: RequestContext): Promise<void> {
+  async function admitRetry(
+    request: Pick<JSONRPCRequest, "method" | "params">,
+    ctx: RequestContext,
+  ): Promise<void> {
     const tool = request.method === "tools/call" ? String(request.params?.name) : undefined;
     const route = `mcp:${tool ?? request.method}`;
     try {
@@ -346,12 +352,13 @@ function frontDoorRequests(
 async function handedTask(
   handles: TaskHandles,
   result: Record<string, unknown>,
-  server: string | undefined,
+  { server, tool }: { server: string | undefined; tool: string },
   ctx: RequestContext,
 ): Promise<Record<string, unknown>> {
   if (result.resultType !== "task" || typeof result.taskId !== "string" || server === undefined)
     return result;
-  const taskId = await handles.seal({ server, task: result.taskId, principal: ctx.principal.id });
+  const { id, tenant_id } = ctx.principal;
+  const taskId = await handles.seal({ server, tool, task: result.taskId, principal: id, tenant: tenant_id });
   return { ...result, taskId };
 }
 
