@@ -68,6 +68,9 @@ const HEADER_FIELDS = ["name", "values"] as const;
 /** `Mcp-Param-` and an RFC 9110 token: the headers that mirror tool arguments (SEP-2243). */
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+.^_`|~0-9A-Za-z-]+$/i;
 
+/** A surrogate code unit that is not half of a pair (a `u` pattern reads a pair as one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 const GLOB_RULE = `must be a non-empty fnmatch pattern of at most ${PATTERN_MAX_CHARS} characters`;
 
 /** The policy every section of which is at its default: no rules, default action Deny, Enforce. */
@@ -165,6 +168,11 @@ function listOf<T>(
 function glob(value: unknown, field: string, report: Report): string | undefined {
   if (typeof value !== "string" || value.length === 0 || value.length > PATTERN_MAX_CHARS) {
     report(field, GLOB_RULE);
+    return undefined;
+  }
+  // A lone surrogate has no UTF-8 form: the policy could be neither stored nor digested.
+  if (LONE_SURROGATE.test(value)) {
+    report(field, "must be well-formed Unicode text (it holds a lone surrogate)");
     return undefined;
   }
   try {

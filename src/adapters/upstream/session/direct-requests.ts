@@ -8,6 +8,9 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 
+/** Most tasks whose progress is followed per connection. */
+const MAX_FOLLOWED_TASKS = 1000;
+
 export interface DirectRequestOptions {
   readonly signal?: AbortSignal | undefined;
   readonly timeoutMs: number;
@@ -147,6 +150,9 @@ export class DirectRequests {
   private followTask(id: number, result: unknown, onProgress: (progress: ProgressUpdate) => void): void {
     const task = (result as { task?: { taskId?: unknown } } | null)?.task;
     if (typeof task !== "object" || task === null || typeof task.taskId !== "string") return;
+    // An upstream that never reports a task finished (its clients poll) leaves its listeners here:
+    // the oldest goes once this many are kept.
+    if (this.tasks.size >= MAX_FOLLOWED_TASKS) this.tasks.delete(this.tasks.keys().next().value as number);
     this.tasks.set(id, { taskId: task.taskId, onProgress });
   }
 

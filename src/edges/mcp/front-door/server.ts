@@ -206,7 +206,9 @@ function frontDoorRequests(
       onProgress: progressRelay(request.params, scope),
       onRouted: (serverId) => {
         routed.push(serverId);
-        leaves.push(hub.enter(serverId, channel));
+        // A poll of a task is no request of the task's: what its server asks or tells meanwhile is
+        // not for the poller.
+        if (!TASKS_EXTENSION_METHODS.has(request.method)) leaves.push(hub.enter(serverId, channel));
       },
       traceParent: traceHeaders(scope.headers),
       clientCapabilities: options.inputRounds

@@ -131,6 +131,14 @@ describe("compiling an L7 egress policy", () => {
     ).toEqual(["tools.deny[0]", "arguments.secretPatterns[0]", "defaultAction"]);
   });
 
+  it("refuses a pattern holding a lone surrogate, which has no UTF-8 form, and keeps a paired one", () => {
+    expect(issues({ tools: { allow: ["\ud800"], deny: ["a\udc00*"] } })).toEqual([
+      { field: "tools.allow[0]", rule: "must be well-formed Unicode text (it holds a lone surrogate)" },
+      { field: "tools.deny[0]", rule: "must be well-formed Unicode text (it holds a lone surrogate)" },
+    ]);
+    expect(compiled({ tools: { allow: ["\ud83d\ude00*"] } }).tools.allow).toEqual(["\ud83d\ude00*"]);
+  });
+
   it("accepts a policyId read back by GET and ignores it", () => {
     expect(compiled({ policyId: "sha256:whatever", mode: "Audit" })).toEqual({
       ...DEFAULT_L7_POLICY,
