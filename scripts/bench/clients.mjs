@@ -93,21 +93,8 @@ export async function connectHttp(url, headers = {}) {
  * A client of MCP revision 2026-07-28 (the SDK v2 client pinned to it): no session, every call its
  * own POST carrying `_meta` and the mirrored headers. Same calls, same checks as `connectHttp`.
  */
-export async function connectStateless(url, headers = {}) {
-  const client = new StatelessClient(CLIENT_INFO, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  const transport = new StatelessTransport(new URL(url), {
-    requestInit: { headers },
-    fetch: fetchWithOwnSignal,
-  });
-  await client.connect(transport);
-  return {
-    callTool: (name, args) => client.callTool({ name, arguments: args }, requestOptions()),
-    async call(kind) {
-      return kind.ok(await client.callTool(kind.request, requestOptions()));
-    },
-    listTools: () => client.listTools(undefined, requestOptions()),
-    close: () => client.close(),
-  };
+export function connectStateless(url, headers = {}) {
+  return connectModern(url, headers, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
 }
 
 /**
@@ -115,8 +102,13 @@ export async function connectStateless(url, headers = {}) {
  * `connectStateless`, at the session revision, to tell the client's share of a difference between
  * the two revisions from the gateway's.
  */
-export async function connectModernSession(url, headers = {}) {
-  const client = new StatelessClient(CLIENT_INFO);
+export function connectModernSession(url, headers = {}) {
+  return connectModern(url, headers, {});
+}
+
+/** The SDK v2 client connected with `options`; a session it opened is ended on close. */
+async function connectModern(url, headers, options) {
+  const client = new StatelessClient(CLIENT_INFO, options);
   const transport = new StatelessTransport(new URL(url), {
     requestInit: { headers },
     fetch: fetchWithOwnSignal,
@@ -129,7 +121,7 @@ export async function connectModernSession(url, headers = {}) {
     },
     listTools: () => client.listTools(undefined, requestOptions()),
     async close() {
-      await transport.terminateSession().catch(() => {});
+      if (transport.sessionId !== undefined) await transport.terminateSession().catch(() => {});
       await client.close();
     },
   };
