@@ -81,7 +81,7 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
                     --targets naming one front-door target, that one (the stateless one, say)
   --instructions    only the Airlock front door under the concurrent workload, run by valgrind's
                     callgrind: instructions per call, repeatable whatever else the machine does
-                    (env BENCH_INSTRUCTIONS=1)
+                    (env BENCH_INSTRUCTIONS=1); --targets picks the target as for --profile
   --commit-rounds R rounds of the commit section: each of its configurations (after_answer and
                     before_answer, on SQLite and PostgreSQL) runs once per round (env
                     BENCH_COMMIT_ROUNDS, default 2)
@@ -701,12 +701,20 @@ function runAppends(workDir, opts) {
 }
 
 /**
+ * The front-door target `--profile` and `--instructions` measure: the one named by `--targets` when
+ * it names one front-door target alone (`airlock_front_door_stateless`, say), else the 2025 front door.
+ */
+function frontDoorTarget(opts) {
+  const named = opts.targets.length === 1 && opts.targets[0].startsWith("airlock_front_door");
+  return TARGETS.find((t) => t.id === (named ? opts.targets[0] : "airlock_front_door"));
+}
+
+/**
  * The front door under the concurrent workload with `node --cpu-prof`; the profile (written when
  * the gateway exits) is summarized by self time over the workload's samples only.
  */
 async function profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop }) {
-  const named = opts.targets.length === 1 && opts.targets[0].startsWith("airlock_front_door");
-  const target = TARGETS.find((t) => t.id === (named ? opts.targets[0] : "airlock_front_door"));
+  const target = frontDoorTarget(opts);
   const dir = join(RESULTS_DIR, "profile");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -810,7 +818,7 @@ async function warmConcurrently(target, sessions, opts, shouldStop) {
  * 20 to 50 times slower; the workload's rates mean nothing here.
  */
 async function countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop }) {
-  const target = TARGETS.find((t) => t.id === "airlock_front_door");
+  const target = frontDoorTarget(opts);
   const dir = join(RESULTS_DIR, "instructions");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
