@@ -75,22 +75,27 @@ export class RevisionClassifier {
     const { protocolVersionHeader, mcpMethodHeader } = request;
     if (protocolVersionHeader !== undefined && protocolVersionHeader !== STATELESS_REVISION) return undefined;
     if (mcpMethodHeader !== undefined && mcpMethodHeader !== method) return undefined;
-    // An absent key is left out of the text, and so told from one that is null; a number JSON has
-    // no text for (`1e999` reads as Infinity, written as null) leaves the request to the SDK.
-    let exact = true;
-    const text = JSON.stringify(
-      {
-        info: meta[STATELESS_META.clientInfo],
-        capabilities: meta[STATELESS_META.clientCapabilities],
-        logLevel: meta[STATELESS_META.logLevel],
-      },
-      (_key, value: unknown) => {
-        if (typeof value === "number" && !Number.isFinite(value)) exact = false;
-        return value;
-      },
-    );
+    // An absent key is left out of the text, and so told from one that is null. A number JSON has
+    // no text for (`1e999` reads as Infinity) is written as null: only a text holding a null is
+    // looked through for one, which leaves the request to the SDK (a replacer on every request
+    // would cost more than the rest of this check).
+    const envelope = {
+      info: meta[STATELESS_META.clientInfo],
+      capabilities: meta[STATELESS_META.clientCapabilities],
+      logLevel: meta[STATELESS_META.logLevel],
+    };
+    const text = JSON.stringify(envelope);
+    const exact = !text.includes("null") || allFinite(envelope);
     return exact && text.length <= MAX_ENVELOPE_LENGTH ? text : undefined;
   }
+}
+
+/** Whether every number in `value` (plain JSON: objects, arrays, scalars) is finite. */
+function allFinite(value: unknown): boolean {
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || value === null) return true;
+  for (const item of Object.values(value)) if (!allFinite(item)) return false;
+  return true;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
