@@ -48,9 +48,20 @@ import { setL7Policy } from "./operations/l7-policy/set-l7-policy.js";
 import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
+import { compactStream } from "./operations/maintenance/compact-stream.js";
+import { activeAlerts } from "./operations/observability/active-alerts.js";
+import { auditRecords } from "./operations/observability/audit-records.js";
+import { metricsHistory } from "./operations/observability/metrics-history.js";
+import { metricsSnapshot } from "./operations/observability/metrics-snapshot.js";
+import { securityEvents } from "./operations/observability/security-events.js";
 import { registerServer } from "./operations/register-server.js";
 import { relayRequest, relayToolCall } from "./operations/relay-upstream.js";
 import { reloadConfig, reloadConfigParams } from "./operations/reload-config.js";
+import { createCatalogEntry } from "./operations/server-catalog/create-catalog-entry.js";
+import { deleteCatalogEntry } from "./operations/server-catalog/delete-catalog-entry.js";
+import { deployCatalogEntry } from "./operations/server-catalog/deploy-catalog-entry.js";
+import { getCatalogEntry } from "./operations/server-catalog/get-catalog-entry.js";
+import { listCatalogEntries } from "./operations/server-catalog/list-catalog-entries.js";
 import { serverHealth } from "./operations/server-health.js";
 import { serverLogs } from "./operations/server-logs.js";
 import { serverTools } from "./operations/server-tools.js";
@@ -126,6 +137,19 @@ export const OPERATIONS = {
   getL7Policy,
   setL7Policy,
   deleteL7Policy,
+  // Observability and maintenance routes of an earlier revision (spec 1), served again
+  auditRecords,
+  securityEvents,
+  activeAlerts,
+  compactStream,
+  listCatalogEntries,
+  getCatalogEntry,
+  createCatalogEntry,
+  deleteCatalogEntry,
+  deployCatalogEntry,
+  // Metrics of an earlier revision's routes (spec 1), served again: the snapshot and the history
+  metricsSnapshot,
+  metricsHistory,
   relayToolCall,
   relayRequest,
   ...AUTH_OPERATIONS,

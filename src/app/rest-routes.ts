@@ -51,6 +51,7 @@ const preview = { [PREVIEW_HEADER]: PREVIEW_VALUE } as const;
 const SERVER = "/mcp_servers/:id";
 const id = { mcp_server: "id" } as const;
 const group = { group: "id" } as const;
+const entry = { entry_id: "id" } as const;
 /** A discovery source's routes by id: the id from the path, the fields from the body, preview. */
 const sourceFields = { params: { source_id: "id" }, body: "fields", headers: preview } as const;
 
@@ -105,6 +106,19 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   bind("POST", `${SERVER}/l7_policy`, op.setL7Policy, { params: id, body: { into: "policy" } }),
   bind("PUT", `${SERVER}/l7_policy`, op.setL7Policy, { params: id, body: { into: "policy" } }),
   bind("DELETE", `${SERVER}/l7_policy`, op.deleteL7Policy, { params: id, body: "fields" }),
+  // Server catalog (spec 1 "Endpoints listed only in an earlier revision": served again)
+  bind("GET", "/catalog/", op.listCatalogEntries, {
+    query: {
+      search: ["search", "string"],
+      tags: ["tags", "string"],
+      limit: ["limit", "integer"],
+      offset: ["offset", "integer"],
+    },
+  }),
+  bind("POST", "/catalog/", op.createCatalogEntry, { status: 201, body: "fields" }),
+  bind("GET", "/catalog/:id", op.getCatalogEntry, { params: entry }),
+  bind("DELETE", "/catalog/:id", op.deleteCatalogEntry, { params: entry, body: "fields" }),
+  bind("POST", "/catalog/:id/deploy", op.deployCatalogEntry, { status: 201, params: entry, body: "fields" }),
   // Governance
   bind("POST", "/admin/tools/:server/:tool/withdraw", op.withdrawTool, {
     params: { mcp_server: "server", tool: "tool" },
@@ -192,6 +206,31 @@ export const REST_BINDINGS: readonly RestBinding[] = [
     params: { approval_id: "id" },
     body: "fields",
   }),
+  // Observability and maintenance (spec 1 "Endpoints listed only in an earlier revision": served again)
+  bind("GET", "/observability/audit", op.auditRecords, {
+    query: {
+      mcp_server_id: ["mcp_server_id", "string"],
+      tool_name: ["tool_name", "string"],
+      principal_id: ["principal_id", "string"],
+      action: ["action", "string"],
+      outcome: ["outcome", "string"],
+      since: ["since", "string"],
+      until: ["until", "string"],
+      limit: ["limit", "integer"],
+      cursor: ["cursor", "string"],
+    },
+  }),
+  bind("GET", "/observability/security", op.securityEvents, {
+    query: { since: ["since", "string"], limit: ["limit", "integer"], before: ["before", "integer"] },
+  }),
+  bind("GET", "/observability/alerts", op.activeAlerts, { query: { level: ["level", "string"] } }),
+  bind("POST", "/maintenance/compact", op.compactStream, { body: "fields" }),
+  // Metrics (spec 1 "Endpoints listed only in an earlier revision": served again)
+  bind("GET", "/observability/metrics", op.metricsSnapshot),
+  bind("GET", "/observability/metrics/history", op.metricsHistory, {
+    // Read as text: the operation answers a non-integer as it answers a window out of range (422).
+    query: { minutes: ["minutes", "string"] },
+  }),
   // Auth management (spec 1 "Auth management"): the admin role only
   bind("POST", "/auth/keys", op.createApiKey, { status: 201, body: "fields" }),
   bind("DELETE", "/auth/keys/:key_id", op.revokeApiKey, { params: { key_id: "key_id" }, body: "fields" }),
@@ -245,6 +284,9 @@ export const ROUTE_ONLY = {
   stateStream: { name: "ws-state", permissions: ["audit:read"], tenantAware: true },
   logStream: { name: "ws-logs", permissions: ["mcp_servers:read"] },
   metrics: { name: "metrics", permissions: op.gatewayMetrics.permissions },
+  // The console's session (docs/console.md): who is signed in, and signing out. Any authenticated
+  // caller; signing in (`POST /ui/session`) needs no credential but the API key its body carries.
+  consoleSession: { name: "ui-session", permissions: [] },
 } as const satisfies Record<string, AccessRule>;
 
 /** Paths (relative to `/api`) of the route-only entries served under `/api`. */
@@ -263,6 +305,8 @@ const BY_KEY = new Map<string, AccessRule>([
     binding.operation,
   ]),
   ...ROUTE_ONLY_PATHS.map(([path, rule]): [string, AccessRule] => [`GET ${path}`, rule]),
+  ["GET /ui/session", ROUTE_ONLY.consoleSession],
+  ["DELETE /ui/session", ROUTE_ONLY.consoleSession],
 ]);
 
 /**

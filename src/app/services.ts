@@ -62,6 +62,11 @@ export interface ServiceSettings {
    * verified is refused too, not only one whose headers disagree with its arguments. Default false.
    */
   paramHeadersRequired?: boolean;
+  /**
+   * `observability.metrics_history` as configured on this replica (the sampler's interval and how
+   * long samples are kept), for the history route to report; absent: the sampler is off.
+   */
+  metricsHistory?: { interval_s: number; retention_s: number };
 }
 
 /** `truncation` while enabled: how `gateway_call` results are cut, and where the rest is kept. */

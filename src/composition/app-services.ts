@@ -116,6 +116,12 @@ export function assembleServices(config: GatewayConfig, parts: ServiceParts): Ap
         perCaller: config.rate_limit.per_caller !== undefined,
       },
       paramHeadersRequired: config.headers.param_validation.required,
+      ...(config.observability.metrics_history.enabled && {
+        metricsHistory: {
+          interval_s: config.observability.metrics_history.interval_s,
+          retention_s: config.observability.metrics_history.retention_h * 3600,
+        },
+      }),
     },
   };
 }

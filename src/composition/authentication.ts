@@ -1,8 +1,10 @@
 import type { AccessEvents } from "../app/auth/access-events.js";
 import { Authenticator } from "../app/auth/authenticator.js";
+import { ConsoleSessions } from "../app/auth/console-sessions.js";
 import type { Principal } from "../app/context.js";
 import type { Clock } from "../app/ports/clock.js";
 import type { Hasher } from "../app/ports/hasher.js";
+import type { IdGenerator } from "../app/ports/id-generator.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import type { TokenVerifier } from "../app/ports/token-verifier.js";
@@ -18,6 +20,8 @@ import type { StreamAuthenticator } from "../edges/http/ws/handshake.js";
 export interface AuthenticationEdges {
   readonly authenticator: Authenticator;
   readonly http: HttpAuthentication;
+  /** The console's sessions (docs/console.md), which the session cookie authenticates by. */
+  readonly consoleSessions: ConsoleSessions;
   readonly streamAuthenticator: StreamAuthenticator;
   /** `auth.stdio.principal`, or undefined: the stdio client then has no identity. */
   readonly stdioPrincipal: Principal | undefined;
@@ -30,6 +34,7 @@ export interface AuthenticationDeps {
   tokens: TokenVerifier | null;
   accessEvents?: AccessEvents;
   hasher: Hasher;
+  ids: IdGenerator;
   clock: Clock;
   logger: Logger;
 }
@@ -40,7 +45,16 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
   const auth = config.auth;
   if (!auth.enabled) return null;
   const lockout = auth.rate_limit;
+  const consoleSessions = new ConsoleSessions({
+    store: deps.repositories.consoleSessions,
+    apiKeys: deps.repositories.apiKeys,
+    hasher: deps.hasher,
+    ids: deps.ids,
+    clock: deps.clock,
+    ttlSeconds: config.ui.session_ttl_s,
+  });
   const authenticator = new Authenticator({
+    sessions: consoleSessions,
     apiKeys: deps.repositories.apiKeys,
     hasher: deps.hasher,
     clock: deps.clock,
@@ -69,6 +83,7 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
   return {
     authenticator,
     http,
+    consoleSessions,
     // `?token=` carries either kind of credential: an API key by its prefix, a JWT otherwise.
     streamAuthenticator: async (credentials, request, judge = "handshake") => {
       const token = credentials.token;
@@ -76,6 +91,7 @@ export function openAuthentication(deps: AuthenticationDeps): AuthenticationEdge
       const given = {
         apiKey: credentials.apiKey ?? viaQuery.apiKey,
         bearer: credentials.bearer ?? viaQuery.bearer,
+        session: credentials.session,
         clientAddress: proxies.clientAddress(request),
         proxyAddress: proxies.proxyOf(request),
       };

@@ -1,5 +1,6 @@
 import { LeaderCommands } from "../app/coordination/leader-commands.js";
 import { LeaderElector } from "../app/coordination/leader-elector.js";
+import { MANAGEMENT_LEASE } from "../app/coordination/leadership.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";
 import type { Operation } from "../app/operation.js";
@@ -13,9 +14,6 @@ import { leaderCommandRunner } from "../control/leader-command-runner.js";
 import type { Periodic } from "../control/periodic.js";
 import { type Runnable, Supervisor } from "../control/supervisor.js";
 import type { Storage } from "./open-storage.js";
-
-/** The one lease of a fleet: every replica sharing the database competes for it. */
-export const MANAGEMENT_LEASE = "management";
 
 /** This replica's place among its peers: the elector (with coordination) and leader-only work. */
 export interface Coordination {

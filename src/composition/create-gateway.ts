@@ -253,6 +253,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
     tokens: config.auth.enabled ? openTokenVerifier(config.auth.oidc, { clock, logger }) : null,
     ...(policies.accessEvents && { accessEvents: policies.accessEvents }),
     hasher,
+    ids,
     clock,
     logger,
   });

@@ -1,6 +1,8 @@
+import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config/schema.js";
-import { buildHttpApp } from "../edges/http/build-app.js";
+import { buildHttpApp, type ConsoleEdgeOptions } from "../edges/http/build-app.js";
+import { consoleBuilt } from "../edges/http/console/static-routes.js";
 import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { allowAnonymous } from "../edges/http/ws/handshake.js";
@@ -73,6 +75,7 @@ export function httpEdge(
       },
       mountMcp: (app) => mcp.mount(app),
       browserGuard,
+      ...(config.ui.enabled && { console: consoleEdge(config, authentication, services) }),
       ...(authentication && {
         authentication: authentication.http,
         protectedResource: describeProtectedResource(config.auth.oidc),
@@ -91,6 +94,32 @@ export function httpEdge(
         ...(frontDoor?.readiness ? [frontDoor.readiness] : []),
       ],
     });
+  };
+}
+
+/** The built console: `dist/ui` of the package, whether this runs from `dist/` or from `src/`. */
+const CONSOLE_ROOT = fileURLToPath(new URL("../../dist/ui", import.meta.url));
+
+/** The console's session routes and files (docs/console.md); its files only once built. */
+function consoleEdge(
+  config: GatewayConfig,
+  authentication: AuthenticationEdges | null,
+  services: EdgeServices,
+): ConsoleEdgeOptions {
+  const built = consoleBuilt(CONSOLE_ROOT);
+  if (!built) {
+    services.logger.warn(
+      { path: config.ui.path },
+      "the console is not built (npm run build): its path answers 404",
+    );
+  }
+  return {
+    session: {
+      authentication: authentication?.http ?? null,
+      sessions: authentication?.consoleSessions ?? null,
+      secureCookie: config.ui.secure_cookie,
+    },
+    ...(built && { files: { path: config.ui.path, root: CONSOLE_ROOT } }),
   };
 }
 

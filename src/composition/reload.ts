@@ -74,6 +74,7 @@ function reloadFailed(reason: string): GatewayError {
 export class FileConfigReloader implements ConfigReloader, RunningConfig {
   private current: { config: GatewayConfig; raw?: unknown };
   private queue: Promise<unknown> = Promise.resolve();
+  private failure: { at: number; reason: string } | null = null;
 
   constructor(private readonly deps: ReloadDeps) {
     this.current = deps.current;
@@ -87,6 +88,10 @@ export class FileConfigReloader implements ConfigReloader, RunningConfig {
   /** The document applied last as written; the validated configuration when the text is unknown. */
   document(): unknown {
     return this.current.raw ?? this.current.config;
+  }
+
+  lastFailure(): { at: number; reason: string } | null {
+    return this.failure;
   }
 
   reload(request: { graceful: boolean; requestedBy: string }): Promise<ReloadOutcome> {
@@ -107,6 +112,7 @@ export class FileConfigReloader implements ConfigReloader, RunningConfig {
       },
     ]);
     const fail = (reason: string) => {
+      this.failure = { at: clock.now() / 1000, reason };
       bus.publish([
         { type: "ConfigurationReloadFailed", config_path: path, reason, requested_by: request.requestedBy },
       ]);
@@ -132,6 +138,7 @@ export class FileConfigReloader implements ConfigReloader, RunningConfig {
       throw fail(`applying the new configuration: ${describe(error)}`);
     }
     this.current = next;
+    this.failure = null;
     const restartRequired = [...plan.restartSections];
     const outcome: ReloadOutcome = {
       config_path: path,

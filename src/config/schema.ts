@@ -31,6 +31,7 @@ import {
 } from "./schema/policy-sections.js";
 import { bool, rule } from "./schema/primitives.js";
 import { coordinationSchema, eventStoreSchema, persistenceSchema } from "./schema/storage.js";
+import { uiSchema } from "./schema/ui.js";
 
 export type { AuthConfig, OidcConfig, OidcIssuerConfig } from "./schema/auth.js";
 export { listToolPolicies, type PolicyLocation } from "./schema/cross-field.js";
@@ -68,6 +69,7 @@ const sections = {
   mcp_servers: mcpServersSchema,
   approvals: approvalsSchema,
   ui_resources: uiResourcesSchema,
+  ui: uiSchema,
   startup_checks: startupChecksSchema,
   tool_projection: globalToolProjectionSchema,
   headers: headersSchema,

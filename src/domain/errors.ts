@@ -119,17 +119,26 @@ export const ERROR_CATALOGUE = {
   RoleAlreadyExistsError: domain(409),
   ApiKeyNotFoundError: domain(404),
   AuthDisabledError: domain(503),
+  // The server catalog (`/catalog`): an unknown entry id, a second entry of a taken name.
+  CatalogEntryNotFoundError: domain(404),
+  CatalogEntryAlreadyExistsError: domain(409),
   // Spec 1 "Configuration": the configuration file cannot be read, or its directory written (backup).
   ConfigFileUnavailableError: domain(503),
   // The shared store (the database, or Redis where a feature needs it) cannot be reached: retry later.
   StoreUnavailableError: domain(503, true),
   // A client holds as many MCP sessions as its principal or tenant may open, or the gateway all it may hold.
   SessionLimitExceeded: domain(429, true),
+  // Maintenance (`POST /maintenance/compact`): no event stream of that id; a stream with no
+  // snapshot to compact up to (an earlier revision's 500, with a message that says so).
+  StreamNotFoundError: domain(404),
+  SnapshotNotFoundError: domain(500),
   InternalServerError: internal(500),
 
   // Middleware refusals (spec 2 §7 "Flat shapes"): `{error, message, details}`.
   authentication_failed: { status: 401, retryable: false, rest: "coded", mcp: "refused" },
   too_many_attempts: { status: 429, retryable: true, rest: "coded", mcp: "refused" },
+  // A write authenticated by the console's session cookie without its `X-CSRF-Token` (docs/console.md).
+  csrf_failed: { status: 403, retryable: false, rest: "coded", mcp: "refused" },
 
   // Handler body checks (spec 2 §7 "Flat shapes"): `{error:'<code>', detail, ...details}`.
   missing_fields: flat(400),

@@ -22,7 +22,8 @@ export type DomainEventPayload =
     }
   | {
       type: "AuthenticationFailed";
-      auth_method: "api_key" | "jwt" | "none";
+      /** `session`: the console's cookie (docs/console.md). */
+      auth_method: "api_key" | "jwt" | "session" | "none";
       reason: string;
       client_address: string;
     }
@@ -40,6 +41,46 @@ export type DomainEventPayload =
       permissions: string[];
       tenant_id: string | null;
       resource: string;
+    }
+  /*
+   * API keys and role assignments changed through `/auth`: security events (the
+   * `/observability/security` view lists them). Never a raw key or its hash. Published only when
+   * something changed (a second revocation, or an assignment that existed, publishes nothing).
+   * `tenant_id`: the key's tenant, or the tenant of a `tenant:<id>` scope; null otherwise.
+   */
+  | {
+      type: "ApiKeyCreated";
+      key_id: string;
+      principal_id: string;
+      name: string;
+      created_by: string;
+      /** Epoch seconds; null never expires. */
+      expires_at: number | null;
+      tenant_id: string | null;
+    }
+  | {
+      type: "ApiKeyRevoked";
+      key_id: string;
+      principal_id: string;
+      revoked_by: string;
+      reason: string;
+      tenant_id: string | null;
+    }
+  | {
+      type: "RoleAssigned";
+      principal_id: string;
+      role_name: string;
+      scope: string;
+      assigned_by: string;
+      tenant_id: string | null;
+    }
+  | {
+      type: "RoleRevoked";
+      principal_id: string;
+      role_name: string;
+      scope: string;
+      revoked_by: string;
+      tenant_id: string | null;
     }
   | { type: "McpServerRegistered"; mcp_server_id: string; mode: string; source: string }
   | { type: "McpServerUpdated"; mcp_server_id: string; fields: string[] }
@@ -156,6 +197,19 @@ export type DomainEventPayload =
   | { type: "GroupStateChanged"; group_id: string; old_state: GroupState; new_state: GroupState }
   /** A group created through REST was saved (created or changed) or deleted; peers read it again. */
   | { type: "GroupConfigChanged"; group_id: string; change: "saved" | "deleted" }
+  /**
+   * The server catalog (`/catalog`): an entry created or deleted, and a server registered from an
+   * entry (besides the registration's own `McpServerRegistered`, in the server's stream).
+   */
+  | { type: "CatalogEntryCreated"; entry_id: string; name: string; created_by: string }
+  | { type: "CatalogEntryDeleted"; entry_id: string; name: string; deleted_by: string }
+  | {
+      type: "CatalogEntryDeployed";
+      entry_id: string;
+      name: string;
+      mcp_server_id: string;
+      deployed_by: string;
+    }
   | {
       type: "GroupMemberRotationChanged";
       group_id: string;

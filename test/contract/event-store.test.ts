@@ -252,6 +252,28 @@ function contract(name: BackendName): void {
     expect(await store.readStream("server:math", { types: [] })).toEqual([]);
   });
 
+  it("reads a range of positions across streams, by type, without counting the skipped events", async () => {
+    const store = await open();
+    for (let i = 0; i < 20; i++)
+      store.append(i % 2 === 0 ? "a" : "b", [i % 4 === 0 ? toolEvent() : healthEvent()]);
+    await store.flush();
+
+    const range = await store.readAll({ fromPosition: 3, toPosition: 6 });
+    expect(range.map((e) => e.position)).toEqual([3, 4, 5, 6]);
+    const tools = await store.readAll({ types: ["ToolInvocationCompleted"], limit: 3 });
+    expect(tools.map((e) => e.position)).toEqual([1, 5, 9]);
+    const inRange = await store.readAll({
+      types: ["ToolInvocationCompleted"],
+      fromPosition: 6,
+      toPosition: 17,
+    });
+    expect(inRange.map((e) => e.position)).toEqual([9, 13, 17]);
+    expect(await store.readAll({ fromPosition: 7, toPosition: 6 })).toEqual([]);
+    expect(await store.readAll({ toPosition: 0 })).toEqual([]);
+    expect(await store.readAll({ types: [] })).toEqual([]);
+    expect(await store.readAll({ fromPosition: 19, toPosition: Number.MAX_SAFE_INTEGER })).toHaveLength(2);
+  });
+
   it("flush resolves at once when nothing is pending, and waits for every earlier append otherwise", async () => {
     const store = await open({ batchDelayMs: 60_000 });
     await store.flush();

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type {
+  CallTotals,
   GatewayMetrics,
   HttpRequestSample,
   LimitRefusal,
@@ -335,6 +336,37 @@ export class PromGatewayMetrics implements GatewayMetrics {
     return this.registry.metrics();
   }
 
+  async callTotals(): Promise<CallTotals[]> {
+    const byServer = new Map<
+      string,
+      { success: number; failure: number; denied: number; buckets: Map<string, number> }
+    >();
+    for (const value of (await this.callDuration.get()).values) {
+      // Bucket values carry `le` besides the histogram's own labels.
+      const { mcp_server, status, le } = value.labels as Record<string, string | number | undefined>;
+      const server = String(mcp_server);
+      let totals = byServer.get(server);
+      if (!totals) {
+        totals = { success: 0, failure: 0, denied: 0, buckets: new Map() };
+        byServer.set(server, totals);
+      }
+      if (status !== "success" && status !== "failure" && status !== "denied") continue;
+      if (value.metricName?.endsWith("_count")) totals[status] += value.value;
+      else if (value.metricName?.endsWith("_bucket") && status !== "denied") {
+        const bound = String(le);
+        totals.buckets.set(bound, (totals.buckets.get(bound) ?? 0) + value.value);
+      }
+    }
+    return [...byServer].map(([mcp_server, { buckets, ...counts }]) => ({
+      mcp_server,
+      ...counts,
+      latency_ms: [
+        ...CALL_BUCKETS.map((le) => ({ le: toMs(le), count: buckets.get(String(le)) ?? 0 })),
+        { le: Number.POSITIVE_INFINITY, count: buckets.get("+Inf") ?? 0 },
+      ],
+    }));
+  }
+
   summary(): ToolCallSummary {
     let total = 0;
     let duration = 0;
@@ -354,6 +386,11 @@ export class PromGatewayMetrics implements GatewayMetrics {
       },
     };
   }
+}
+
+/** A bucket bound of seconds in milliseconds, without binary-fraction noise (0.005 s is 5 ms). */
+function toMs(seconds: number): number {
+  return Math.round(seconds * 1_000_000) / 1000;
 }
 
 function round(value: number): number {

@@ -95,15 +95,15 @@ export async function selectAll(
   db: Kysely<EventTables>,
   options: ReadAllOptions = {},
 ): Promise<StoredEvent[]> {
-  const { fromPosition, limit } = allReadOptions(options);
-  if (limit === 0) return [];
-  const rows = await db
+  const { fromPosition, toPosition, limit, types } = allReadOptions(options);
+  if (limit === 0 || types?.length === 0 || fromPosition > toPosition) return [];
+  let query = db
     .selectFrom("events")
     .select(["position", "stream_id", "stream_version", "payload"])
-    .where("position", ">=", fromPosition)
-    .orderBy("position")
-    .limit(limit)
-    .execute();
+    .where("position", ">=", fromPosition);
+  if (toPosition < Number.MAX_SAFE_INTEGER) query = query.where("position", "<=", toPosition);
+  if (types) query = query.where("event_type", "in", types);
+  const rows = await query.orderBy("position").limit(limit).execute();
   return rows.map(toStoredEvent);
 }
 
@@ -131,8 +131,25 @@ export function streamReadOptions(options: ReadStreamOptions): {
   };
 }
 
-export function allReadOptions(options: ReadAllOptions): { fromPosition: number; limit: number } {
-  return { fromPosition: lowerBound(options.fromPosition, "fromPosition"), limit: readLimit(options.limit) };
+export function allReadOptions(options: ReadAllOptions): {
+  fromPosition: number;
+  /** `Number.MAX_SAFE_INTEGER` when not given: no upper bound. */
+  toPosition: number;
+  limit: number;
+  types: readonly string[] | undefined;
+} {
+  return {
+    fromPosition: lowerBound(options.fromPosition, "fromPosition"),
+    toPosition: upperBound(options.toPosition, "toPosition"),
+    limit: readLimit(options.limit),
+    types: options.types ? [...new Set(options.types)] : undefined,
+  };
+}
+
+function upperBound(value: number | undefined, name: string): number {
+  if (value === undefined) return Number.MAX_SAFE_INTEGER;
+  if (!Number.isFinite(value)) throw new RangeError(`event store: ${name} must be a finite number`);
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.floor(value));
 }
 
 function lowerBound(value: number | undefined, name: string): number {

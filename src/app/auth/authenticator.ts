@@ -8,6 +8,7 @@ import type { Logger } from "../ports/logger.js";
 import type { TokenVerifier } from "../ports/token-verifier.js";
 import type { AccessEvents } from "./access-events.js";
 import type { AuthMethod } from "./auth-method.js";
+import type { ConsoleSessions } from "./console-sessions.js";
 import { type LockoutSettings, LoginLockout } from "./login-lockout.js";
 
 /** The credentials a request carried; each absent when not sent or empty. */
@@ -16,6 +17,11 @@ export interface Credentials {
   apiKey?: string | undefined;
   /** The token of `Authorization: Bearer <token>` (or a `?token=` where an edge accepts one). */
   bearer?: string | undefined;
+  /**
+   * The console's session cookie (docs/console.md), read by the REST and WebSocket edges only:
+   * used when neither an API key nor a bearer token was sent.
+   */
+  session?: string | undefined;
   /** The client's address after trusted proxies: failures count against it. */
   clientAddress: string;
   /**
@@ -32,7 +38,13 @@ export const KEY_REVOKED = "API key has been revoked";
 export const KEY_EXPIRED = "API key has expired";
 
 export type Authentication =
-  | { readonly ok: true; readonly principal: Principal; readonly authenticated: boolean }
+  | {
+      readonly ok: true;
+      readonly principal: Principal;
+      readonly authenticated: boolean;
+      /** Set when a console session authenticated the request: its writes must carry this token. */
+      readonly csrfToken?: string;
+    }
   | {
       readonly ok: false;
       readonly message: string;
@@ -57,6 +69,8 @@ export interface AuthenticatorDeps {
   lockout: LockoutSettings | null;
   /** Told every outcome (failures always, successes sampled); absent: none published. */
   events?: AccessEvents;
+  /** The console's sessions; absent, a session cookie authenticates no one. */
+  sessions?: ConsoleSessions;
 }
 
 /** How often uses of API keys are written as `last_used_at`, batched. */
@@ -93,7 +107,7 @@ export class Authenticator {
    * credentials, an API key the repository holds in memory), else a promise of it.
    */
   authenticate(credentials: Credentials): MaybePromise<Authentication> {
-    const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
+    const method = methodOf(credentials);
     const events = this.deps.events;
     const locked = this.lockout?.lockedFor(credentials.clientAddress, credentials.proxyAddress) ?? 0;
     if (locked > 0) {
@@ -118,7 +132,7 @@ export class Authenticator {
    * shared address end other callers' valid streams.
    */
   recheck(credentials: Credentials): MaybePromise<Authentication> {
-    const method: AuthMethod = credentials.apiKey ? "api_key" : credentials.bearer ? "jwt" : "none";
+    const method = methodOf(credentials);
     return this.identify(credentials, method);
   }
 
@@ -142,6 +156,8 @@ export class Authenticator {
   private identify(credentials: Credentials, method: AuthMethod): MaybePromise<Authentication> {
     if (credentials.apiKey && this.deps.apiKeysEnabled) return this.byApiKey(credentials.apiKey);
     if (credentials.bearer) return this.byToken(credentials.bearer);
+    if (credentials.session && this.deps.sessions)
+      return this.bySession(this.deps.sessions, credentials.session);
     if (method === "none" && this.deps.allowAnonymous)
       return { ok: true, principal: ANONYMOUS, authenticated: false };
     return { ok: false, message: NO_CREDENTIALS, method };
@@ -170,6 +186,12 @@ export class Authenticator {
     };
   }
 
+  private async bySession(sessions: ConsoleSessions, token: string): Promise<Authentication> {
+    const session = await sessions.resolve(token);
+    if (!session) return { ok: false, message: NO_CREDENTIALS, method: "session" };
+    return { ok: true, authenticated: true, principal: session.principal, csrfToken: session.csrfToken };
+  }
+
   private async byToken(token: string): Promise<Authentication> {
     // `Authorization: Bearer` carries JWTs only: an API key there is refused (spec 2 §5).
     if (token.startsWith(API_KEY_PREFIX)) {
@@ -185,6 +207,13 @@ export class Authenticator {
       principal: { id: principal_id, type: "jwt", tenant_id, roles: groups },
     };
   }
+}
+
+/** How the credentials try to authenticate: a header credential wins over the console's cookie. */
+function methodOf(credentials: Credentials): AuthMethod {
+  if (credentials.apiKey) return "api_key";
+  if (credentials.bearer) return "jwt";
+  return credentials.session ? "session" : "none";
 }
 
 /** Why an API key sent as `Authorization: Bearer` is refused (the key itself is never repeated). */

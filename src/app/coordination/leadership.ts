@@ -1,3 +1,6 @@
+/** The one lease of a fleet: every replica sharing the database competes for it. */
+export const MANAGEMENT_LEASE = "management";
+
 /** A change of this replica's standing: `leader` true on election, false on loss or step-down. */
 export interface LeadershipChange {
   readonly leader: boolean;

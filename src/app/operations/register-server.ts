@@ -7,10 +7,10 @@ import { zodValidation } from "../validation.js";
 import { missingFields, refuseMissing } from "./missing-fields.js";
 
 /** Modes a REST registration may use; groups come from the configuration file or `/groups`. */
-const REGISTRABLE_MODES = ["subprocess", "docker", "remote"] as const;
+export const REGISTRABLE_MODES = ["subprocess", "docker", "remote"] as const;
 
 /** What each mode needs to run (spec 1 §2 "Registration fields"). */
-const REQUIRED_BY_MODE: Record<ServerMode, "command" | "image" | "endpoint"> = {
+export const REQUIRED_BY_MODE: Record<ServerMode, "command" | "image" | "endpoint"> = {
   subprocess: "command",
   docker: "image",
   remote: "endpoint",
@@ -30,11 +30,13 @@ export const REGISTERING_PERMISSIONS = [
 export const idleTtl = z.number().int().min(1).max(86_400);
 export const healthInterval = z.number().int().min(5).max(3600);
 export const envMap = z.record(z.string(), z.string());
+/** What a subprocess server runs: the program, then its arguments. */
+export const serverCommand = z.array(z.string().min(1)).min(1);
 
 const registration = z.strictObject({
   mcp_server_id: z.string().regex(SERVER_ID_PATTERN, SERVER_ID_CHARS),
   mode: z.enum(REGISTRABLE_MODES),
-  command: z.array(z.string().min(1)).min(1).optional(),
+  command: serverCommand.optional(),
   image: z.string().min(1).optional(),
   endpoint: z.string().min(1).optional(),
   env: envMap.default({}),

@@ -19,4 +19,9 @@ export interface ReloadOutcome {
  */
 export interface ConfigReloader {
   reload(request: { graceful: boolean; requestedBy: string }): Promise<ReloadOutcome>;
+  /**
+   * The last reload of this process, when it failed: when (epoch seconds) and why (the reason its
+   * `ConfigurationReloadFailed` event carries). Null before any reload and after one that succeeded.
+   */
+  lastFailure(): { readonly at: number; readonly reason: string } | null;
 }

@@ -22,8 +22,15 @@ export interface ReadStreamOptions {
 export interface ReadAllOptions {
   /** First global position returned (inclusive); default 1. */
   fromPosition?: number;
+  /**
+   * Last global position returned (inclusive); default none. With `fromPosition` it bounds what a
+   * read examines, which keeps a `types` read of rare events cheap.
+   */
+  toPosition?: number;
   /** At most this many events; default 100. */
   limit?: number;
+  /** Only events of these types (others are skipped, not counted); an empty list matches nothing. */
+  types?: readonly string[];
 }
 
 /**

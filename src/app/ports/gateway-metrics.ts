@@ -1,4 +1,5 @@
 import type { DomainEvent } from "../../domain/events.js";
+import type { CumulativeBucket } from "../../domain/metrics/histogram-quantile.js";
 
 /** One HTTP request served, as the HTTP edge measured it. */
 export interface HttpRequestSample {
@@ -46,6 +47,23 @@ export interface ToolCallSummary {
 }
 
 /**
+ * The tool calls of one `mcp_server` label since the process started, as the registry counted them
+ * (the same counts `GET /metrics` exposes, read back: nothing is counted twice).
+ */
+export interface CallTotals {
+  /** The server called, or the group for a call routed through one. */
+  readonly mcp_server: string;
+  readonly success: number;
+  readonly failure: number;
+  readonly denied: number;
+  /**
+   * Durations of the calls that ran (success and failure: a denied call never reached a server), in
+   * milliseconds, as the cumulative buckets of the duration histogram: ascending, the last `Infinity`.
+   */
+  readonly latency_ms: readonly CumulativeBucket[];
+}
+
+/**
  * The gateway's metrics registry (one per gateway, never the process-global one).
  *
  * Guaranteed: the `observe*` methods do no I/O and never throw for an event they do
@@ -64,4 +82,9 @@ export interface GatewayMetrics {
   /** The content type of `exposition` (Prometheus text format 0.0.4). */
   readonly contentType: string;
   summary(): ToolCallSummary;
+  /**
+   * Tool calls by `mcp_server` label since the process started, one entry per label seen (none for a
+   * server never called). Reads the registry without changing it; no I/O.
+   */
+  callTotals(): Promise<CallTotals[]>;
 }

@@ -3,6 +3,8 @@ import type { ApiKeyRepository } from "./api-key-repository.js";
 import type { ApprovalRepository } from "./approval-repository.js";
 import type { AuditTrail } from "./audit-trail.js";
 import type { BlockedServerRepository } from "./blocked-server-repository.js";
+import type { CatalogRepository } from "./catalog-repository.js";
+import type { ConsoleSessionRepository } from "./console-session-repository.js";
 import type { DiscoveryRejectionRepository } from "./discovery-rejection-repository.js";
 import type { GroupConfigRepository } from "./group-config-repository.js";
 import type { L7PolicyRepository } from "./l7-policy-repository.js";
@@ -43,6 +45,10 @@ export interface StoreRepositories {
   readonly agentPolicy: AgentPolicyRepository;
   readonly discoveryRejections: DiscoveryRejectionRepository;
   readonly blockedServers: BlockedServerRepository;
+  /** Signed-in console sessions (docs/console.md). */
+  readonly consoleSessions: ConsoleSessionRepository;
+  /** Entries of the server catalog (`/catalog`). */
+  readonly catalog: CatalogRepository;
   /** Secrets the replicas share (the key `requestState` is signed with). */
   readonly sharedSecrets: SharedSecretRepository;
   /** Sessions of the gateway's own MCP endpoint (see `McpSessionRepository.shared`). */

@@ -82,6 +82,17 @@ export const observabilitySchema = section({
     // OTLP log export happens only towards an endpoint set here, never a default one.
     otlp_endpoint: httpUrl().optional(),
   }),
+  /**
+   * The sampler behind `GET /api/observability/metrics/history`: every `interval_s` each replica
+   * records its tool calls, errors and latency percentiles of the interval into the metric history
+   * of its store, and drops samples older than `retention_h`. 15 s is a common scrape interval (240
+   * points per series an hour); 24 h covers the longest window the route answers (1,440 minutes).
+   */
+  metrics_history: section({
+    enabled: bool().default(true),
+    interval_s: intBetween(1, 3600).default(15),
+    retention_h: intBetween(1, 168).default(24),
+  }),
   langfuse: removedLangfuseSchema,
 }).transform((value) => omitKeys(value, ["langfuse"]));
 

@@ -15,4 +15,5 @@ export const PERMISSION_MANIFEST: readonly { resource_type: string; actions: rea
     { resource_type: "approval", actions: ["read", "resolve"] },
     { resource_type: "audit", actions: ["read"] },
     { resource_type: "metrics", actions: ["read"] },
+    { resource_type: "maintenance", actions: ["compact"] },
   ]);

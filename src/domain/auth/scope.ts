@@ -10,3 +10,9 @@ export function parseScope(text: string): ParsedScope | null {
   }
   return null;
 }
+
+/** The tenant a `tenant:<id>` scope names; null for `global` or a malformed scope. */
+export function scopeTenant(text: string): string | null {
+  const scope = parseScope(text);
+  return scope?.kind === "tenant" ? scope.tenant : null;
+}

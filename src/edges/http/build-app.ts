@@ -1,6 +1,8 @@
 import type { Server } from "node:http";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { HttpAppServices } from "../../app/edge-services.js";
+import { type ConsoleSessionOptions, consoleSessionRoutes } from "./console/session-routes.js";
+import { type ConsoleStaticOptions, consoleStaticRoutes } from "./console/static-routes.js";
 import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
@@ -46,6 +48,14 @@ export interface HttpEdgeOptions {
    * `Host`), as `/mcp` does. Absent, nothing is refused (tests that build an app of their own).
    */
   browserGuard?: BrowserGuardOptions;
+  /** The operator console (`ui`, docs/console.md); absent, neither it nor its session routes are served. */
+  console?: ConsoleEdgeOptions;
+}
+
+export interface ConsoleEdgeOptions {
+  session: ConsoleSessionOptions;
+  /** Absent when the console was not built (`npm run build`): its path then answers 404. */
+  files?: ConsoleStaticOptions;
 }
 
 /**
@@ -101,6 +111,7 @@ export async function buildHttpApp(
       registerCollectionRedirects(api, API_PREFIX);
       // Every route that runs an operation, from the catalog's REST bindings.
       operationRoutes(api, services);
+      if (options.console) consoleSessionRoutes(api, services, options.console.session);
       healthRoutes(api, services, options.readinessChecks ?? []);
     },
     { prefix: API_PREFIX },
@@ -109,6 +120,7 @@ export async function buildHttpApp(
   await approvalCallbackRoutes(app, services);
   if (options.webSocket) await registerEventStream(app, services, options.webSocket, API_PREFIX);
   if (options.mountMcp) await options.mountMcp(app);
+  if (options.console?.files) await consoleStaticRoutes(app, options.console.files);
   return app;
 }
 

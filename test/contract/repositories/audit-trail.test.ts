@@ -56,6 +56,45 @@ for (const backend of BACKENDS) {
       expect(await ids({ actor: "nobody" })).toEqual([]);
     });
 
+    it("filters by target, outcome and the tool a tool invocation names", async () => {
+      const call = (id: string, at: number, target: string, tool: string, outcome: string) =>
+        record(id, at, { action: "tool_invocation", target, outcome, details: { "mcp.tool.name": tool } });
+      await repos.audit.append([
+        call("a", 1, "math", "add", "success"),
+        call("b", 2, "math", "multiply", "denied"),
+        call("c", 3, "text", "add", "failure"),
+        record("d", 4, { target: "math", details: { "mcp.tool": "add" } }),
+      ]);
+      const ids = async (q: Parameters<StoreRepositories["audit"]["query"]>[0]) =>
+        (await repos.audit.query(q)).map((r) => r.id);
+      expect(await ids({ target: "math" })).toEqual(["d", "b", "a"]);
+      expect(await ids({ outcome: "denied" })).toEqual(["b"]);
+      expect(await ids({ tool: "add" })).toEqual(["c", "a"]);
+      expect(await ids({ tool: "add", target: "math" })).toEqual(["a"]);
+      expect(await ids({ tool: "subtract" })).toEqual([]);
+    });
+
+    it("pages with `after`: the next page starts after the given record, ties of an instant included", async () => {
+      await repos.audit.append([record("r0", 1), record("r1", 2), record("r2", 2), record("r3", 2)]);
+      await repos.audit.append([record("r4", 3), record("r5", 2)]);
+      const order = ["r4", "r5", "r3", "r2", "r1", "r0"];
+      expect((await repos.audit.query()).map((r) => r.id)).toEqual(order);
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await repos.audit.query({ limit: 2, ...(after !== undefined && { after }) });
+        if (page.length === 0) break;
+        seen.push(...page.map((r) => r.id));
+        after = page.at(-1)?.id;
+      }
+      expect(seen).toEqual(order);
+      // A record appended meanwhile, newer than the cursor, does not shift the pages after it.
+      await repos.audit.append([record("r6", 9)]);
+      expect((await repos.audit.query({ after: "r5", limit: 2 })).map((r) => r.id)).toEqual(["r3", "r2"]);
+      expect((await repos.audit.query({ after: "r3", actor: "nobody" })).map((r) => r.id)).toEqual([]);
+      expect(await repos.audit.query({ after: "no-such-record" })).toEqual([]);
+    });
+
     it("returns at most `limit` records, the newest ones", async () => {
       await repos.audit.append(Array.from({ length: 12 }, (_, i) => record(`r${i}`, i)));
       expect((await repos.audit.query({ limit: 3 })).map((r) => r.id)).toEqual(["r11", "r10", "r9"]);

@@ -56,6 +56,38 @@ for (const backend of BACKENDS) {
       expect(await repos.metricHistory.query({ since: 0 })).toHaveLength(700);
     });
 
+    it("answers newest first on request, ties in reverse order of appending, a limit keeping the newest", async () => {
+      await repos.metricHistory.append([
+        sample("calls", 10, 1),
+        sample("calls", 30, 2),
+        sample("calls", 20, 3),
+      ]);
+      await repos.metricHistory.append([sample("errors", 30, 4)]);
+      const newest = await repos.metricHistory.query({ since: 15, newestFirst: true });
+      expect(newest.map((s) => [s.recorded_at, s.value])).toEqual([
+        [30, 4],
+        [30, 2],
+        [20, 3],
+      ]);
+      const page = await repos.metricHistory.query({ since: 0, newestFirst: true, limit: 2 });
+      expect(page.map((s) => s.value)).toEqual([4, 2]);
+      const named = await repos.metricHistory.query({ name: "calls", since: 0, newestFirst: true, limit: 1 });
+      expect(named.map((s) => s.value)).toEqual([2]);
+    });
+
+    it("keeps labels apart: samples of one name with different labels come back as appended", async () => {
+      await repos.metricHistory.append([
+        sample("calls", 5, 1, { mcp_server: "math", replica: "a" }),
+        sample("calls", 5, 2, { mcp_server: "math", replica: "b" }),
+        sample("calls", 5, 3, { mcp_server: "text", replica: "a" }),
+      ]);
+      expect((await repos.metricHistory.query({ since: 0 })).map((s) => s.labels)).toEqual([
+        { mcp_server: "math", replica: "a" },
+        { mcp_server: "math", replica: "b" },
+        { mcp_server: "text", replica: "a" },
+      ]);
+    });
+
     it("prunes exactly the samples recorded before the cutoff", async () => {
       await repos.metricHistory.append([sample("a", 10), sample("a", 20), sample("b", 30)]);
       expect(await repos.metricHistory.prune(20)).toBe(1);

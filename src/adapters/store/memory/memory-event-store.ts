@@ -44,8 +44,16 @@ export class MemoryEventStore extends GroupCommitEventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
-    const { fromPosition, limit } = allReadOptions(options);
-    return this.#log.rows.slice(fromPosition - 1, fromPosition - 1 + limit).map(toStoredEvent);
+    const { fromPosition, toPosition, limit, types } = allReadOptions(options);
+    const rows = this.#log.rows;
+    const wanted = types && new Set(types);
+    const last = Math.min(rows.length, toPosition);
+    const out: StoredEvent[] = [];
+    for (let i = fromPosition - 1; i < last && out.length < limit; i++) {
+      const row = rows[i]!;
+      if (!wanted || wanted.has(row.event_type)) out.push(toStoredEvent(row));
+    }
+    return out;
   }
 
   /**

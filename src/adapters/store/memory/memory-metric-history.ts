@@ -15,12 +15,12 @@ export class MemoryMetricHistory implements MetricHistory {
   }
 
   async query(query: MetricQuery): Promise<MetricSample[]> {
-    // The stable sort keeps append order among equal `recorded_at`.
-    return this.samples
+    // The stable sort keeps append order among equal `recorded_at`; reversed, newest first.
+    const ordered = this.samples
       .filter((s) => s.recorded_at >= query.since && (query.name === undefined || s.name === query.name))
-      .sort((a, b) => a.recorded_at - b.recorded_at)
-      .slice(0, clampLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT))
-      .map(jsonCopy);
+      .sort((a, b) => a.recorded_at - b.recorded_at);
+    if (query.newestFirst) ordered.reverse();
+    return ordered.slice(0, clampLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT)).map(jsonCopy);
   }
 
   async prune(olderThan: number): Promise<number> {

@@ -5,6 +5,8 @@ import { MemoryApiKeyRepository } from "./memory-api-key-repository.js";
 import { MemoryApprovalRepository } from "./memory-approval-repository.js";
 import { MemoryAuditTrail } from "./memory-audit-trail.js";
 import { MemoryBlockedServerRepository } from "./memory-blocked-server-repository.js";
+import { MemoryCatalogRepository } from "./memory-catalog-repository.js";
+import { MemoryConsoleSessionRepository } from "./memory-console-session-repository.js";
 import { MemoryDiscoveryRejectionRepository } from "./memory-discovery-rejection-repository.js";
 import { MemoryGroupConfigRepository } from "./memory-group-config-repository.js";
 import { MemoryL7PolicyRepository } from "./memory-l7-policy-repository.js";
@@ -46,6 +48,8 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     agentPolicy: new MemoryAgentPolicyRepository(),
     discoveryRejections: new MemoryDiscoveryRejectionRepository(),
     blockedServers: new MemoryBlockedServerRepository(),
+    consoleSessions: new MemoryConsoleSessionRepository(),
+    catalog: new MemoryCatalogRepository(),
     sharedSecrets: new MemorySharedSecretRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),
   };

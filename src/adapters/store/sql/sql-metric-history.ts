@@ -36,9 +36,10 @@ export class SqlMetricHistory implements MetricHistory {
       .select(["name", "labels", "value", "recorded_at"])
       .where("recorded_at", ">=", query.since);
     if (query.name !== undefined) select = select.where("name", "=", query.name);
+    const direction = query.newestFirst ? "desc" : "asc";
     const rows = await select
-      .orderBy("recorded_at")
-      .orderBy("seq")
+      .orderBy("recorded_at", direction)
+      .orderBy("seq", direction)
       .limit(clampLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT))
       .execute();
     return rows.map((row) => ({ ...row, labels: fromJson<Record<string, string>>(row.labels) }));

@@ -6,6 +6,8 @@ import { SqlApiKeyRepository } from "./sql-api-key-repository.js";
 import { SqlApprovalRepository } from "./sql-approval-repository.js";
 import { SqlAuditTrail } from "./sql-audit-trail.js";
 import { SqlBlockedServerRepository } from "./sql-blocked-server-repository.js";
+import { SqlCatalogRepository } from "./sql-catalog-repository.js";
+import { SqlConsoleSessionRepository } from "./sql-console-session-repository.js";
 import { SqlDiscoveryRejectionRepository } from "./sql-discovery-rejection-repository.js";
 import { SqlGroupConfigRepository } from "./sql-group-config-repository.js";
 import { SqlL7PolicyRepository } from "./sql-l7-policy-repository.js";
@@ -34,7 +36,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     durable: true,
     serverConfigs: new SqlServerConfigRepository(db),
     groupConfigs: new SqlGroupConfigRepository(db),
-    audit: new SqlAuditTrail(db),
+    audit: new SqlAuditTrail(db, store.dialect),
     sagas: new SqlSagaStore(db),
     approvals: new SqlApprovalRepository(db),
     apiKeys: new SqlApiKeyRepository(db),
@@ -48,6 +50,8 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     toolWithdrawals: new SqlToolWithdrawalRepository(db),
     discoveryRejections: new SqlDiscoveryRejectionRepository(db),
     blockedServers: new SqlBlockedServerRepository(db),
+    consoleSessions: new SqlConsoleSessionRepository(db),
+    catalog: new SqlCatalogRepository(db),
     sharedSecrets: new SqlSharedSecretRepository(db),
     agentPolicy: new SqlAgentPolicyRepository(db),
     mcpSessions: new SqlMcpSessionRepository(db, store.dialect),

@@ -131,6 +131,27 @@ export interface StoreTables {
     blocked_by: string;
     blocked_at: number;
   };
+  catalog_entries: {
+    entry_id: string;
+    name: string;
+    description: string;
+    mode: string | null;
+    /** JSON list of strings, or null. */
+    command: string | null;
+    image: string | null;
+    endpoint: string | null;
+    /** JSON list of strings, in the order given (`catalog_entry_tags` holds them for filtering). */
+    tags: string;
+    created_at: number;
+    created_by: string;
+    /** `searchFold` of `name` and of `description`: what a search compares. */
+    search_name: string;
+    search_description: string;
+  };
+  catalog_entry_tags: {
+    entry_id: string;
+    tag: string;
+  };
   discovery_rejections: {
     mcp_server_id: string;
     fingerprint: string;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GLOBAL_SCOPE } from "../../../domain/auth/scope.js";
+import { GLOBAL_SCOPE, scopeTenant } from "../../../domain/auth/scope.js";
 import { defineAuthOperation } from "./auth-operation.js";
 import { actorFields, isoFromSeconds, principalId, roleName, roleScope } from "./fields.js";
 import { roleExists, roleNotFound } from "./role-view.js";
@@ -21,7 +21,7 @@ export const assignRole = defineAuthOperation({
     role_name: roleName(),
     scope: roleScope().default(GLOBAL_SCOPE),
   }),
-  async run({ repositories, authorizer, clock }, input, ctx) {
+  async run({ repositories, authorizer, clock, bus }, input, ctx) {
     if (!(await roleExists(repositories.roles, input.role_name))) throw roleNotFound(input.role_name);
     const { created, assignment } = await repositories.roleAssignments.assign({
       principal_id: input.principal_id,
@@ -31,6 +31,18 @@ export const assignRole = defineAuthOperation({
       assigned_at: clock.now() / 1000,
     });
     authorizer.invalidate();
+    if (created) {
+      bus.publish([
+        {
+          type: "RoleAssigned",
+          principal_id: assignment.principal_id,
+          role_name: assignment.role_name,
+          scope: assignment.scope,
+          assigned_by: assignment.assigned_by,
+          tenant_id: scopeTenant(assignment.scope),
+        },
+      ]);
+    }
     return {
       principal_id: assignment.principal_id,
       role_name: assignment.role_name,

@@ -32,7 +32,7 @@ export const createApiKey = defineAuthOperation({
         error: EXPIRES_RULE,
       }),
   }),
-  async run({ repositories, ids, hasher, clock }, input, ctx) {
+  async run({ repositories, ids, hasher, clock, bus }, input, ctx) {
     const missing =
       input.principal_id === undefined ? "principal_id" : input.name === undefined ? "name" : null;
     if (missing !== null) {
@@ -51,6 +51,17 @@ export const createApiKey = defineAuthOperation({
         created_by: ctx.principal.id,
       },
     );
+    bus.publish([
+      {
+        type: "ApiKeyCreated",
+        key_id: record.key_id,
+        principal_id: record.principal_id,
+        name: record.name,
+        created_by: record.created_by,
+        expires_at: record.expires_at,
+        tenant_id: record.tenant_id,
+      },
+    ]);
     return {
       key_id: record.key_id,
       raw_key,

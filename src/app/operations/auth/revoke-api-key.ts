@@ -24,7 +24,7 @@ export const revokeApiKey = defineAuthOperation({
       .max(REASON_MAX, { error: `must be at most ${REASON_MAX} characters` })
       .default(""),
   }),
-  async run({ repositories, clock }, input, ctx) {
+  async run({ repositories, clock, bus }, input, ctx) {
     const before = await repositories.apiKeys.get(input.key_id);
     if (!before) throw new GatewayError("ApiKeyNotFoundError", `API key not found: ${input.key_id}`);
     const after = await repositories.apiKeys.revoke(input.key_id, {
@@ -33,6 +33,19 @@ export const revokeApiKey = defineAuthOperation({
       at: clock.now() / 1000,
     });
     if (!after) throw new GatewayError("ApiKeyNotFoundError", `API key not found: ${input.key_id}`);
+    // A key revoked earlier keeps its first revocation: nothing changed, nothing to publish.
+    if (!before.revoked) {
+      bus.publish([
+        {
+          type: "ApiKeyRevoked",
+          key_id: after.key_id,
+          principal_id: after.principal_id,
+          revoked_by: after.revoked_by ?? ctx.principal.id,
+          reason: after.revoke_reason ?? "",
+          tenant_id: after.tenant_id,
+        },
+      ]);
+    }
     return {
       key_id: after.key_id,
       principal_id: after.principal_id,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GLOBAL_SCOPE } from "../../../domain/auth/scope.js";
+import { GLOBAL_SCOPE, scopeTenant } from "../../../domain/auth/scope.js";
 import { defineAuthOperation } from "./auth-operation.js";
 import { actorFields, principalId, roleName, roleScope } from "./fields.js";
 import { roleExists, roleNotFound } from "./role-view.js";
@@ -20,7 +20,7 @@ export const revokeRole = defineAuthOperation({
     role_name: roleName(),
     scope: roleScope().default(GLOBAL_SCOPE),
   }),
-  async run({ repositories, authorizer }, input, ctx) {
+  async run({ repositories, authorizer, bus }, input, ctx) {
     if (!(await roleExists(repositories.roles, input.role_name))) throw roleNotFound(input.role_name);
     const revoked = await repositories.roleAssignments.revoke(
       input.principal_id,
@@ -28,6 +28,18 @@ export const revokeRole = defineAuthOperation({
       input.scope,
     );
     authorizer.invalidate();
+    if (revoked) {
+      bus.publish([
+        {
+          type: "RoleRevoked",
+          principal_id: input.principal_id,
+          role_name: input.role_name,
+          scope: input.scope,
+          revoked_by: ctx.principal.id,
+          tenant_id: scopeTenant(input.scope),
+        },
+      ]);
+    }
     return {
       principal_id: input.principal_id,
       role_name: input.role_name,

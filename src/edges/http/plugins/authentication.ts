@@ -7,6 +7,12 @@ import { routeRule } from "../../../app/rest-routes.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
+import {
+  CONSOLE_SESSION_PATH,
+  csrfSatisfied,
+  sendCsrfFailure,
+  sessionCookieOf,
+} from "../console/session-cookie.js";
 import { hooksOf } from "../route-hooks.js";
 import { WEBSOCKET_PATHS } from "../ws/stream-paths.js";
 import { sendError } from "./errors.js";
@@ -26,6 +32,8 @@ export interface Caller {
   route?: string;
   /** The first path parameter's value, for the policy engine. */
   resourceId?: string;
+  /** Set when the console's session cookie authenticated the request: its CSRF token. */
+  csrfToken?: string;
 }
 
 declare module "fastify" {
@@ -51,10 +59,13 @@ export function authenticateRequest(
   request: FastifyRequest,
   auth: HttpAuthentication,
   judge: "request" | "recheck" = "request",
+  /** The console's session cookie counts too (REST only: never `/mcp`, docs/console.md). */
+  withSession = false,
 ): MaybePromise<Authentication & { clientAddress: string }> {
   const clientAddress = auth.proxies.clientAddress(request);
   const { apiKey, bearer } = headerCredentials(request, auth.apiKeyHeader);
-  const credentials = { apiKey, bearer, clientAddress, proxyAddress: auth.proxies.proxyOf(request) };
+  const session = withSession && !apiKey && !bearer ? sessionCookieOf(request) : undefined;
+  const credentials = { apiKey, bearer, session, clientAddress, proxyAddress: auth.proxies.proxyOf(request) };
   // A recheck (an open stream judged again) neither counts toward nor consults the lockout.
   const outcome =
     judge === "recheck"
@@ -72,6 +83,7 @@ function withAddress(
   clientAddress: string,
 ): Authentication & { clientAddress: string } {
   if (!outcome.ok) return { ...outcome, clientAddress };
+  if (outcome.csrfToken !== undefined) return { ...outcome, clientAddress };
   return { ok: true, principal: outcome.principal, authenticated: outcome.authenticated, clientAddress };
 }
 
@@ -112,6 +124,9 @@ function challenge(expected: readonly string[], auth: HttpAuthentication): strin
 /** Routes under `/api` that answer without authentication: the mirrored health probes. */
 const PUBLIC = /^\/health\//;
 
+/** The console's sign-in: the API key in its body is the credential (docs/console.md). */
+const SIGN_IN = `POST ${CONSOLE_SESSION_PATH}`;
+
 /**
  * Authentication and admission for REST (spec 2 §5): every `/api` route but the health probes and
  * the WebSocket (whose handshake is admitted by its own catalog entry) needs an authenticated
@@ -134,6 +149,8 @@ export function registerAuthentication(
     const path = route.url.slice(prefix.length);
     // The WebSockets admit their handshake themselves (`ws/handshake.ts`).
     if (PUBLIC.test(path) || path.startsWith(WEBSOCKET_PATHS)) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.some((method) => `${method} ${path}` === SIGN_IN)) return;
     route.onRequest = [admission(path), ...hooksOf(route.onRequest)];
   });
   const admission = (path: string): onRequestHookHandler => {
@@ -145,7 +162,7 @@ export function registerAuthentication(
     return (request, reply, done) => {
       let admitted: MaybePromise<boolean>;
       try {
-        admitted = andThen(authenticateRequest(request, auth), (outcome) =>
+        admitted = andThen(authenticateRequest(request, auth, "request", true), (outcome) =>
           admitRequest(request, reply, path, ruleOf(request.method), outcome),
         );
       } catch (error) {
@@ -168,6 +185,9 @@ export function registerAuthentication(
     outcome: Authentication & { clientAddress: string },
   ): MaybePromise<boolean> => {
     if (!outcome.ok) return refuse(sendAuthenticationFailure(reply, outcome, auth));
+    if (outcome.csrfToken !== undefined && !csrfSatisfied(request, outcome.csrfToken)) {
+      return refuse(sendCsrfFailure(reply));
+    }
     const route = `${request.method} ${path}`;
     const resourceId = firstParam(request.params);
     const caller: Caller = {
@@ -176,6 +196,7 @@ export function registerAuthentication(
       clientAddress: outcome.clientAddress,
       route,
       ...(resourceId !== undefined && { resourceId }),
+      ...(outcome.csrfToken !== undefined && { csrfToken: outcome.csrfToken }),
     };
     request.caller = caller;
     if (!rule) return refuse(deny(reply, "this route is not permitted"));

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from "fastify";
 
-/** Collections answer at their trailing-slash path; the bare path redirects (spec 1 §4). */
-const COLLECTIONS = ["/mcp_servers", "/groups", "/tools", "/config", "/system"];
+/**
+ * Collections answer at their trailing-slash path; the bare path redirects (spec 1 §4; decided for
+ * the catalog, a collection served again from spec 1's earlier revision).
+ */
+const COLLECTIONS = ["/mcp_servers", "/groups", "/tools", "/config", "/system", "/catalog"];
 const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
 /** 307 keeps the method and the body, so a POST to the bare path is re-sent as a POST. */

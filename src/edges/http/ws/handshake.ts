@@ -3,6 +3,7 @@ import type { AccessRule, StreamGrant } from "../../../app/admit.js";
 import { ANONYMOUS, type Principal } from "../../../app/context.js";
 import type { Logger } from "../../../app/ports/logger.js";
 import type { MaybePromise } from "../../../domain/maybe-promise.js";
+import { sessionCookieOf } from "../console/session-cookie.js";
 import type { OriginCheck } from "../origin-policy.js";
 import { headerCredentials, singleHeader } from "../plugins/authentication.js";
 import type { StreamIdentity } from "./event-connection.js";
@@ -15,6 +16,8 @@ export interface StreamCredentials {
   bearer?: string;
   /** The `?token=` query parameter, for browsers, which cannot set headers on a WebSocket. */
   token?: string;
+  /** The console's session cookie (docs/console.md), used when nothing else was sent. */
+  session?: string;
 }
 
 export type StreamAuthentication =
@@ -111,5 +114,9 @@ export function credentialsOf(request: FastifyRequest, apiKeyHeader: string): St
   const credentials: StreamCredentials = headerCredentials(request, apiKeyHeader);
   const token = (request.query as Record<string, unknown> | undefined)?.token;
   if (typeof token === "string" && token !== "") credentials.token = token;
+  if (!credentials.apiKey && !credentials.bearer && !credentials.token) {
+    const session = sessionCookieOf(request);
+    if (session) credentials.session = session;
+  }
   return credentials;
 }
