@@ -1,0 +1,18 @@
+import type { FunctionComponent } from "preact";
+import type { Route } from "../router.js";
+import { FleetPage } from "./fleet.js";
+
+/** A page of the console: its place in the navigation and what it needs to be shown. */
+export interface PageEntry {
+  /** The first part of its location (`#/fleet/...`). */
+  readonly id: string;
+  readonly title: string;
+  /** The REST route (`METHOD /path`) the page cannot work without: hidden from a caller who may not use it. */
+  readonly needs?: string;
+  readonly component: FunctionComponent<{ route: Route }>;
+}
+
+/** The console's pages, in the navigation's order. */
+export const PAGES: readonly PageEntry[] = [
+  { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
+];
