@@ -1,5 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
+import { AuthorizationCodeSignIn } from "../adapters/auth/oidc/authorization-code.js";
+import { isAcceptableJwksUrl } from "../config/schema/auth.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { buildHttpApp, type ConsoleEdgeOptions } from "../edges/http/build-app.js";
 import { consoleBuilt } from "../edges/http/console/static-routes.js";
@@ -75,7 +78,7 @@ export function httpEdge(
       },
       mountMcp: (app) => mcp.mount(app),
       browserGuard,
-      ...(config.ui.enabled && { console: consoleEdge(config, authentication, services) }),
+      ...(config.ui.enabled && { console: consoleEdge(config, authentication, services, storage) }),
       ...(authentication && {
         authentication: authentication.http,
         protectedResource: describeProtectedResource(config.auth.oidc),
@@ -105,6 +108,7 @@ function consoleEdge(
   config: GatewayConfig,
   authentication: AuthenticationEdges | null,
   services: EdgeServices,
+  storage: Storage,
 ): ConsoleEdgeOptions {
   const built = consoleBuilt(CONSOLE_ROOT);
   if (!built) {
@@ -113,14 +117,59 @@ function consoleEdge(
       "the console is not built (npm run build): its path answers 404",
     );
   }
+  const provider = authentication ? consoleOidcProvider(config.auth.oidc) : null;
   return {
     session: {
       authentication: authentication?.http ?? null,
       sessions: authentication?.consoleSessions ?? null,
       secureCookie: config.ui.secure_cookie,
+      oidc: provider !== null,
     },
+    ...(authentication &&
+      provider && {
+        oidc: {
+          signIn: new AuthorizationCodeSignIn({
+            ...provider,
+            scopes: ["openid"],
+            acceptUrl: isAcceptableJwksUrl,
+            timeoutMs: OIDC_TIMEOUT_MS,
+          }),
+          obtainKey: async () => {
+            const made = randomBytes(32).toString("base64url");
+            const key = await storage.repositories.sharedSecrets.obtain("console_sign_in_key", made);
+            return Buffer.from(key, "base64url");
+          },
+          authentication: authentication.http,
+          sessions: authentication.consoleSessions,
+          secureCookie: config.ui.secure_cookie,
+          uiPath: config.ui.path,
+        },
+      }),
     ...(built && { files: { path: config.ui.path, root: CONSOLE_ROOT } }),
   };
+}
+
+/** How long a request to the identity provider (discovery, the code exchange) may take. */
+const OIDC_TIMEOUT_MS = 10_000;
+
+/**
+ * The provider the console signs in through: the top-level `auth.oidc.issuer` with its
+ * `client_id`, else the first listed issuer that has one (its own or the top-level one); null when
+ * none has a client id (tokens are still accepted as bearer credentials; the console then offers
+ * API keys only).
+ */
+function consoleOidcProvider(
+  oidc: GatewayConfig["auth"]["oidc"],
+): { issuer: string; clientId: string } | null {
+  if (!oidc.enabled) return null;
+  if (oidc.issuers.length === 0) {
+    return oidc.issuer && oidc.client_id ? { issuer: oidc.issuer, clientId: oidc.client_id } : null;
+  }
+  for (const entry of oidc.issuers) {
+    const clientId = entry.client_id ?? oidc.client_id;
+    if (clientId) return { issuer: entry.issuer, clientId };
+  }
+  return null;
 }
 
 /** `/health/ready` answers 503 while durable storage degraded to memory (spec 2 §2 `event_store`). */

@@ -1,13 +1,34 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.js";
 import { messageOf } from "../components/data.js";
 import { ErrorNote } from "../components/ui.js";
 import { type Session, signIn } from "../session.js";
 
-/** Sign-in with an API key, exchanged for the session cookie; the key is never kept by the page. */
+interface SignInMethods {
+  auth_enabled: boolean;
+  api_key: boolean;
+  oidc: boolean;
+}
+
+/** Why a sign-in through the identity provider did not open a session (its callback says so). */
+function providerError(): string | null {
+  const error = new URLSearchParams(location.search).get("sign_in_error");
+  if (error) history.replaceState(null, "", location.pathname + location.hash);
+  return error;
+}
+
+/**
+ * Sign-in with an API key, exchanged for the session cookie (the key is never kept by the page),
+ * or through the identity provider when the gateway has one.
+ */
 export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [key, setKey] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(providerError);
   const [busy, setBusy] = useState(false);
+  const [methods, setMethods] = useState<SignInMethods | null>(null);
+  useEffect(() => {
+    api<SignInMethods>("GET", "/ui/sign-in").then(setMethods, () => setMethods(null));
+  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -41,6 +62,13 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => v
         </button>
         <ErrorNote message={error} />
       </form>
+      {methods?.oidc && (
+        <p>
+          <a class="button-link" href="/api/ui/oidc/login">
+            Sign in with your identity provider
+          </a>
+        </p>
+      )}
     </main>
   );
 }

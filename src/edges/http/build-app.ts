@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { HttpAppServices } from "../../app/edge-services.js";
+import { consoleOidcRoutes, type OidcRouteOptions } from "./console/oidc-routes.js";
 import { type ConsoleSessionOptions, consoleSessionRoutes } from "./console/session-routes.js";
 import { type ConsoleStaticOptions, consoleStaticRoutes } from "./console/static-routes.js";
 import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
@@ -54,6 +55,8 @@ export interface HttpEdgeOptions {
 
 export interface ConsoleEdgeOptions {
   session: ConsoleSessionOptions;
+  /** Sign-in through the OpenID Connect provider, when configured. */
+  oidc?: OidcRouteOptions;
   /** Absent when the console was not built (`npm run build`): its path then answers 404. */
   files?: ConsoleStaticOptions;
 }
@@ -112,6 +115,7 @@ export async function buildHttpApp(
       // Every route that runs an operation, from the catalog's REST bindings.
       operationRoutes(api, services);
       if (options.console) consoleSessionRoutes(api, services, options.console.session);
+      if (options.console?.oidc) consoleOidcRoutes(api, options.console.oidc);
       healthRoutes(api, services, options.readinessChecks ?? []);
     },
     { prefix: API_PREFIX },

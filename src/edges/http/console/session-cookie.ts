@@ -6,6 +6,19 @@ import { sendError } from "../plugins/errors.js";
 
 /** The console's sign-in, relative to `/api` (docs/console.md). */
 export const CONSOLE_SESSION_PATH = "/ui/session";
+/** The sign-in methods the console may offer (public: the sign-in page asks before anyone is known). */
+export const SIGN_IN_METHODS_PATH = "/ui/sign-in";
+/** Sign-in through the OpenID Connect provider: sent there, and back with a code. */
+export const OIDC_LOGIN_PATH = "/ui/oidc/login";
+export const OIDC_CALLBACK_PATH = "/ui/oidc/callback";
+
+/** Routes under `/api` that need no credential: each one's own input is (or leads to) the credential. */
+export const CONSOLE_PUBLIC_ROUTES: ReadonlySet<string> = new Set([
+  `POST ${CONSOLE_SESSION_PATH}`,
+  `GET ${SIGN_IN_METHODS_PATH}`,
+  `GET ${OIDC_LOGIN_PATH}`,
+  `GET ${OIDC_CALLBACK_PATH}`,
+]);
 
 /** The console's session cookie (docs/console.md). */
 export const SESSION_COOKIE = "airlock_session";

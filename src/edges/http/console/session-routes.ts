@@ -11,6 +11,7 @@ import {
   CONSOLE_SESSION_PATH,
   clearSessionCookie,
   type SecureCookie,
+  SIGN_IN_METHODS_PATH,
   secureFor,
   sessionCookieOf,
   setSessionCookie,
@@ -21,6 +22,8 @@ export interface ConsoleSessionOptions {
   authentication: HttpAuthentication | null;
   sessions: ConsoleSessions | null;
   secureCookie: SecureCookie;
+  /** Whether sign-in through the OpenID Connect provider is offered (`consoleOidcRoutes`). */
+  oidc: boolean;
 }
 
 /**
@@ -65,6 +68,11 @@ export function consoleSessionRoutes(
       allowed_routes: await allowedRoutes(services, contextOf(opened.principal, request)),
     });
   });
+  api.get(SIGN_IN_METHODS_PATH, async () => ({
+    auth_enabled: auth !== null,
+    api_key: auth?.authenticator.expectedMethods.includes("api_key") ?? false,
+    oidc: options.oidc,
+  }));
   api.get(CONSOLE_SESSION_PATH, async (request) => {
     const caller = callerOf(request);
     const ctx: RequestContext = {

@@ -8,7 +8,7 @@ import { GatewayError } from "../../../domain/errors.js";
 import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import type { TrustedProxies } from "../client-address.js";
 import {
-  CONSOLE_SESSION_PATH,
+  CONSOLE_PUBLIC_ROUTES,
   csrfSatisfied,
   sendCsrfFailure,
   sessionCookieOf,
@@ -124,9 +124,6 @@ function challenge(expected: readonly string[], auth: HttpAuthentication): strin
 /** Routes under `/api` that answer without authentication: the mirrored health probes. */
 const PUBLIC = /^\/health\//;
 
-/** The console's sign-in: the API key in its body is the credential (docs/console.md). */
-const SIGN_IN = `POST ${CONSOLE_SESSION_PATH}`;
-
 /**
  * Authentication and admission for REST (spec 2 §5): every `/api` route but the health probes and
  * the WebSocket (whose handshake is admitted by its own catalog entry) needs an authenticated
@@ -150,7 +147,8 @@ export function registerAuthentication(
     // The WebSockets admit their handshake themselves (`ws/handshake.ts`).
     if (PUBLIC.test(path) || path.startsWith(WEBSOCKET_PATHS)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.some((method) => `${method} ${path}` === SIGN_IN)) return;
+    // The console's sign-in routes: their input is the credential (docs/console.md).
+    if (methods.some((method) => CONSOLE_PUBLIC_ROUTES.has(`${method} ${path}`))) return;
     route.onRequest = [admission(path), ...hooksOf(route.onRequest)];
   });
   const admission = (path: string): onRequestHookHandler => {
