@@ -13,6 +13,8 @@ program
     "-c, --config <file>",
     "configuration file (default: $MCP_CONFIG, ./config.yaml, ~/.config/airlock/config.yaml)",
   )
+  // `airlock --version` and `-V`, as `airlock version`.
+  .version(`airlock ${VERSION}`, "-V, --version", "print the version")
   .showHelpAfterError();
 
 program

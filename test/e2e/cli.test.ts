@@ -295,9 +295,11 @@ describe("airlock serve refusals", () => {
 });
 
 describe("airlock version", () => {
-  it("prints the version", () => {
-    const result = runCli(["version"]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^airlock \d+\.\d+\.\d+/);
+  it("prints the version, as a command and as --version or -V", () => {
+    const results = [runCli(["version"]), runCli(["--version"]), runCli(["-V"])];
+    for (const result of results) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^airlock \d+\.\d+\.\d+\n$/);
+    }
   });
 });
