@@ -1,11 +1,14 @@
 import { dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
+import type { Logger } from "../app/ports/logger.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
 import { loadOrReport } from "./load-or-report.js";
 import { openLoggerOrReport } from "./open-logger.js";
 import { onReloadSignal, ShutdownSignals } from "./signals.js";
+import { boundUrl, exposedWithoutAuth, startupFacts } from "./startup-banner.js";
+import { VERSION } from "./version.js";
 
 export interface ServeOptions {
   configPath?: string;
@@ -49,6 +52,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
   if (!logger) return 1;
   for (const warning of loaded.warnings)
     logger.warn({ code: warning.code, path: warning.path }, warning.message);
+  logger.info({ version: VERSION, config_path: loaded.path }, "gateway starting");
   const configDir = loaded.path ? dirname(loaded.path) : undefined;
   let gateway: Gateway;
   try {
@@ -60,7 +64,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
       ...(loaded.path && { configPath: loaded.path, configRaw: loaded.raw }),
     });
   } catch (error) {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    fatal(logger, config.logging.json_format, error instanceof Error ? error.message : String(error));
     return 1;
   }
   try {
@@ -68,7 +72,7 @@ async function serveUntilSignal(options: ServeOptions, signals: ShutdownSignals)
       ...options,
       port,
       configPath: loaded.path,
-      http: config.http,
+      config,
     });
   } finally {
     // However serving ended (a signal, the client hanging up, an HTTP application that could not
@@ -88,7 +92,7 @@ async function serveGateway(
     port: number;
     /** For the log: the file the configuration was read from, null when none. */
     configPath: string | null;
-    http: GatewayConfig["http"];
+    config: GatewayConfig;
   },
 ): Promise<number> {
   const { logger } = gateway.services;
@@ -106,25 +110,34 @@ async function serveGateway(
   const stopReloadSignal = reloader
     ? onReloadSignal(() => reloader.reload({ graceful: true, requestedBy: "system:sighup" }))
     : () => {};
-  logger.info(
-    {
-      config_path: options.configPath,
-      mcp_servers: gateway.services.fleet.list().length,
-      instance_id: gateway.services.instance.instance_id,
-    },
-    "gateway started",
-  );
+  const { config } = options;
+  if (app === null) {
+    logger.info(
+      startupFacts(config, gateway, { transport: "stdio", address: null, configPath: options.configPath }),
+      "gateway started",
+    );
+  }
   try {
     return await (app === null
-      ? serveOverStdio(gateway, signals, options.http)
-      : serveOverHttp(
-          gateway,
-          app,
-          signals,
-          options.host,
-          options.port,
-          options.http.graceful_shutdown_timeout_s ?? null,
-        ));
+      ? serveOverStdio(gateway, signals, config.http)
+      : serveOverHttp(gateway, app, signals, {
+          host: options.host,
+          port: options.port,
+          gracefulTimeoutS: config.http.graceful_shutdown_timeout_s ?? null,
+          started: (address) => {
+            logger.info(
+              startupFacts(config, gateway, { transport: "http", address, configPath: options.configPath }),
+              "gateway started",
+            );
+            if (exposedWithoutAuth(config, options.host)) {
+              logger.warn(
+                { address },
+                "authentication is off on a listener other machines can reach: anyone who reaches it can do everything (auth.enabled)",
+              );
+            }
+          },
+          json: config.logging.json_format,
+        }));
   } finally {
     stopReloadSignal();
   }
@@ -134,16 +147,22 @@ async function serveOverHttp(
   gateway: Gateway,
   app: FastifyInstance,
   signals: ShutdownSignals,
-  host: string,
-  port: number,
-  gracefulTimeoutS: number | null,
+  listen: {
+    host: string;
+    port: number;
+    gracefulTimeoutS: number | null;
+    /** Told the address actually bound, once the port is bound. */
+    started: (address: string) => void;
+    json: boolean;
+  },
 ): Promise<number> {
   const { logger } = gateway.services;
+  const { host, port, gracefulTimeoutS } = listen;
   try {
-    const address = await app.listen({ host, port });
-    logger.info({ address }, "listening");
+    const answered = await app.listen({ host, port });
+    listen.started(boundUrl(app.server.address()) ?? answered);
   } catch (error) {
-    process.stderr.write(`error: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
+    fatal(logger, listen.json, `cannot listen on ${host}:${port}: ${(error as Error).message}`);
     await gateway.shutdown();
     return 1;
   }
@@ -204,4 +223,13 @@ async function serveOverStdio(
   await stdio.close();
   await gateway.shutdown();
   return 0;
+}
+
+/**
+ * A failure that stops the gateway: a JSON log line (`fatal: true`) under JSON logs (what a log collector
+ * reads), else `error: <reason>` on stderr as the command line has always said it.
+ */
+function fatal(logger: Logger, json: boolean, reason: string): void {
+  if (json) logger.error({ reason, fatal: true }, "gateway stopped: cannot serve");
+  else process.stderr.write(`error: ${reason}\n`);
 }

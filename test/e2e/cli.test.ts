@@ -303,3 +303,76 @@ describe("airlock version", () => {
     }
   });
 });
+
+describe("airlock serve's start-up line", () => {
+  /** The JSON log lines written so far, parsed. */
+  const linesOf = (out: string) =>
+    out
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it("comes once the port is bound, naming the address bound, and warns of a reachable listener with auth off", async () => {
+    const gateway = await serveHttp(writeTempConfig(fleetYaml()), "0.0.0.0");
+    try {
+      expect(gateway.baseUrl).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+      await waitFor(() => linesOf(gateway.stdout()).some((line) => line.level === "WARNING"));
+      const lines = linesOf(gateway.stdout());
+      const started = lines.filter((line) => line.msg === "gateway started");
+      expect(started).toHaveLength(1);
+      expect(started[0]).toMatchObject({
+        version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+        transport: "http",
+        address: gateway.baseUrl,
+        topology: "egress",
+        auth: { enabled: false },
+        console: "/ui",
+        rate_limit: { rps: expect.any(Number), burst: expect.any(Number) },
+      });
+      const warning = lines.find((line) => line.level === "WARNING");
+      expect(String(warning?.msg)).toContain("authentication is off on a listener other machines can reach");
+      const answer = await fetch(`${gateway.baseUrl.replace("0.0.0.0", "127.0.0.1")}/health/live`);
+      expect(answer.status).toBe(200);
+    } finally {
+      gateway.child.kill("SIGTERM");
+      await gateway.exited;
+    }
+  });
+
+  it("does not warn on a loopback listener", async () => {
+    const gateway = await serveHttp(writeTempConfig(fleetYaml()));
+    try {
+      expect(linesOf(gateway.stdout()).some((line) => line.level === "WARNING")).toBe(false);
+    } finally {
+      gateway.child.kill("SIGTERM");
+      await gateway.exited;
+    }
+  });
+
+  it("is not written when binding fails, which is a JSON line under --json-logs and exit code 1", async () => {
+    const taken = await serveHttp(writeTempConfig(fleetYaml()));
+    try {
+      const port = new URL(taken.baseUrl).port;
+      const result = runCli([
+        "serve",
+        "--config",
+        writeTempConfig(fleetYaml()),
+        "--port",
+        port,
+        "--json-logs",
+      ]);
+      expect(result.code).toBe(1);
+      const lines = linesOf(result.stdout);
+      expect(lines.some((line) => line.msg === "gateway started")).toBe(false);
+      expect(lines.find((line) => line.fatal === true)).toMatchObject({
+        level: "ERROR",
+        msg: "gateway stopped: cannot serve",
+        reason: expect.stringContaining(`cannot listen on 127.0.0.1:${port}`),
+      });
+      expect(result.stderr).not.toContain("error: cannot listen");
+    } finally {
+      taken.child.kill("SIGTERM");
+      await taken.exited;
+    }
+  });
+});

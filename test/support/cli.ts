@@ -29,11 +29,11 @@ export interface ServingGateway {
   stdout: () => string;
 }
 
-/** Runs `airlock serve --http` on a free loopback port and resolves once it listens. */
-export async function serveHttp(configPath: string): Promise<ServingGateway> {
+/** Runs `airlock serve --http` on a free port (of loopback, or `host`) and resolves once it listens. */
+export async function serveHttp(configPath: string, host = "127.0.0.1"): Promise<ServingGateway> {
   const child = spawn(
     process.execPath,
-    [CLI, "serve", "--config", configPath, "--http", "--host", "127.0.0.1", "--port", "0", "--json-logs"],
+    [CLI, "serve", "--config", configPath, "--http", "--host", host, "--port", "0", "--json-logs"],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, MCP_CONFIG: "" } },
   );
   let out = "";
