@@ -3,8 +3,9 @@ import { api, seg } from "../api.js";
 import { useApiGet } from "../components/data.js";
 import { ActionButton, ErrorNote, LiveBadge, Paged, Section, StateBadge } from "../components/ui.js";
 import { useEventStream } from "../live.js";
-import { href } from "../router.js";
+import { href, type Route } from "../router.js";
 import { useCan } from "../session.js";
+import { ServerPage } from "./server/page.js";
 
 export interface ServerSummary {
   mcp_server_id: string;
@@ -29,8 +30,14 @@ interface GroupSummary {
 /** How long the list waits after a state change before reloading, so a burst reloads once. */
 const RELOAD_DEBOUNCE_MS = 150;
 
+/** `#/fleet`: the fleet; `#/fleet/<id>`: that server's page. */
+export function FleetPage({ route }: { route: Route }) {
+  const id = route.parts[1];
+  return id ? <ServerPage key={id} id={id} /> : <FleetList />;
+}
+
 /** Every server and group, their state live from `/api/ws/state`; start, stop, block, delete. */
-export function FleetPage() {
+function FleetList() {
   const can = useCan();
   const servers = useApiGet<{ mcp_servers: ServerSummary[] }>("/mcp_servers/");
   const groups = useApiGet<{ groups: GroupSummary[] }>(can("GET /groups/") ? "/groups/" : null);
