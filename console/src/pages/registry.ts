@@ -1,5 +1,6 @@
 import type { FunctionComponent } from "preact";
 import type { Route } from "../router.js";
+import { ApprovalsPage } from "./approvals.js";
 import { FleetPage } from "./fleet.js";
 
 /** A page of the console: its place in the navigation and what it needs to be shown. */
@@ -15,4 +16,5 @@ export interface PageEntry {
 /** The console's pages, in the navigation's order. */
 export const PAGES: readonly PageEntry[] = [
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
+  { id: "approvals", title: "Approvals", needs: "GET /approvals", component: ApprovalsPage },
 ];
