@@ -1,6 +1,7 @@
 import type { FunctionComponent } from "preact";
 import type { Route } from "../router.js";
 import { ApprovalsPage } from "./approvals.js";
+import { EventsPage } from "./events.js";
 import { FleetPage } from "./fleet.js";
 
 /** A page of the console: its place in the navigation and what it needs to be shown. */
@@ -17,4 +18,6 @@ export interface PageEntry {
 export const PAGES: readonly PageEntry[] = [
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
   { id: "approvals", title: "Approvals", needs: "GET /approvals", component: ApprovalsPage },
+  // The stream needs `audit:read`, as the audit records do; streams are not in the route list.
+  { id: "events", title: "Events", needs: "GET /observability/audit", component: EventsPage },
 ];
