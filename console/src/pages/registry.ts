@@ -1,5 +1,7 @@
 import type { FunctionComponent } from "preact";
 import type { Route } from "../router.js";
+import { ApprovalsPage } from "./approvals.js";
+import { EventsPage } from "./events.js";
 import { FleetPage } from "./fleet.js";
 import { GroupsPage } from "./groups.js";
 
@@ -17,4 +19,7 @@ export interface PageEntry {
 export const PAGES: readonly PageEntry[] = [
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
   { id: "groups", title: "Groups", needs: "GET /groups/", component: GroupsPage },
+  { id: "approvals", title: "Approvals", needs: "GET /approvals", component: ApprovalsPage },
+  // The stream needs `audit:read`, as the audit records do; streams are not in the route list.
+  { id: "events", title: "Events", needs: "GET /observability/audit", component: EventsPage },
 ];
