@@ -289,8 +289,8 @@ export const ROUTE_ONLY = {
   consoleSession: { name: "ui-session", permissions: [] },
 } as const satisfies Record<string, AccessRule>;
 
-/** Paths (relative to `/api`) of the route-only entries served under `/api`. */
-const ROUTE_ONLY_PATHS: readonly (readonly [string, AccessRule])[] = [
+/** Paths (relative to `/api`) of the route-only entries served under `/api`: the WebSocket streams. */
+export const ROUTE_ONLY_PATHS: readonly (readonly [string, AccessRule])[] = [
   ["/ws/events", ROUTE_ONLY.eventStream],
   ["/ws/state", ROUTE_ONLY.stateStream],
   ["/ws/providers/:provider_id/logs", ROUTE_ONLY.logStream],

@@ -2,7 +2,13 @@ import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
-import { accessibilityViolations, browserAvailable, launchBrowser, screenshot } from "../support/browser.js";
+import {
+  accessibilityViolations,
+  BROWSER_TEST_TIMEOUT_MS,
+  browserAvailable,
+  launchBrowser,
+  screenshot,
+} from "../support/browser.js";
 import { ARITHMETIC, startTestGateway, TEXT, type TestGateway } from "../support/gateway.js";
 import { type OidcProvider, startOidcProvider } from "../support/oidc-provider.js";
 
@@ -20,7 +26,7 @@ mcp_servers:
     command: [node, ${JSON.stringify(TEXT)}]
 `;
 
-describe.runIf(browserAvailable())("the console in a browser", () => {
+describe.runIf(browserAvailable())("the console in a browser", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   let gw: TestGateway;
   let base: string;
   let browser: Browser;
@@ -125,14 +131,17 @@ describe.runIf(browserAvailable())("the console in a browser", () => {
   });
 });
 
-describe.runIf(browserAvailable())("the console's sign-in through an identity provider, in a browser", () => {
-  let provider: OidcProvider;
-  let gw: TestGateway;
-  let base: string;
-  let browser: Browser;
-  beforeAll(async () => {
-    provider = await startOidcProvider({ audience: "airlock" });
-    gw = await startTestGateway(`
+describe.runIf(browserAvailable())(
+  "the console's sign-in through an identity provider, in a browser",
+  { timeout: BROWSER_TEST_TIMEOUT_MS },
+  () => {
+    let provider: OidcProvider;
+    let gw: TestGateway;
+    let base: string;
+    let browser: Browser;
+    beforeAll(async () => {
+      provider = await startOidcProvider({ audience: "airlock" });
+      gw = await startTestGateway(`
 auth:
   enabled: true
   oidc: {enabled: true, issuer: ${provider.issuer}, audience: airlock, client_id: ${provider.clientId}}
@@ -142,34 +151,35 @@ mcp_servers:
   math:
     command: [node, ${JSON.stringify(ARITHMETIC)}]
 `);
-    base = await gw.app.listen({ host: "127.0.0.1", port: 0 });
-    browser = await launchBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
-    await provider?.close();
-  });
+      base = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+      browser = await launchBrowser();
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      await gw?.close();
+      await provider?.close();
+    });
 
-  it("follows the provider's redirects and lands signed in as the token's principal", async () => {
-    provider.signInAs("alice");
-    const page = await browser.newPage();
-    await page.goto(`${base}/ui/`);
-    await screenshot(page, "sign-in");
-    await page.getByRole("link", { name: "Sign in with your identity provider" }).click();
-    await page.getByRole("navigation", { name: "console" }).waitFor();
-    await page.locator('tr[data-server="math"]').waitFor();
-    expect(await page.locator(".who").textContent()).toContain("alice");
-    await page.close();
-  });
+    it("follows the provider's redirects and lands signed in as the token's principal", async () => {
+      provider.signInAs("alice");
+      const page = await browser.newPage();
+      await page.goto(`${base}/ui/`);
+      await screenshot(page, "sign-in");
+      await page.getByRole("link", { name: "Sign in with your identity provider" }).click();
+      await page.getByRole("navigation", { name: "console" }).waitFor();
+      await page.locator('tr[data-server="math"]').waitFor();
+      expect(await page.locator(".who").textContent()).toContain("alice");
+      await page.close();
+    });
 
-  it("shows the provider's refusal in words on the sign-in page", async () => {
-    provider.refuseNext("access_denied");
-    const page = await browser.newPage();
-    await page.goto(`${base}/ui/`);
-    await page.getByRole("link", { name: "Sign in with your identity provider" }).click();
-    await page.getByRole("alert").waitFor();
-    expect(await page.getByRole("alert").textContent()).toContain("refused the sign-in (access_denied)");
-    await page.close();
-  });
-});
+    it("shows the provider's refusal in words on the sign-in page", async () => {
+      provider.refuseNext("access_denied");
+      const page = await browser.newPage();
+      await page.goto(`${base}/ui/`);
+      await page.getByRole("link", { name: "Sign in with your identity provider" }).click();
+      await page.getByRole("alert").waitFor();
+      expect(await page.getByRole("alert").textContent()).toContain("refused the sign-in (access_denied)");
+      await page.close();
+    });
+  },
+);

@@ -86,6 +86,9 @@ describe("the console's session", () => {
     const { csrf_token, allowed_routes } = answer.json();
     expect(allowed_routes).toContain("GET /mcp_servers/");
     expect(allowed_routes).not.toContain("POST /mcp_servers/:id/start");
+    // Streams too: a viewer follows server logs, not the event stream (audit:read).
+    expect(allowed_routes).toContain("GET /ws/providers/:provider_id/logs");
+    expect(allowed_routes).not.toContain("GET /ws/events");
     expect(allowed_routes).not.toContain("DELETE /mcp_servers/:id");
     const cookie = cookieOf(answer.headers["set-cookie"]);
     const forged = await gw.app.inject({

@@ -5,6 +5,12 @@ import { type Browser, chromium, type Page } from "playwright-core";
 /** Debian's Chromium (package `chromium`); `.ci/run` installs it when missing. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+/**
+ * A browser test's time: a page, its gateway and Chromium share two cores with the rest of the
+ * suite, and one test drives several pages.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 60_000;
+
 /** Where the console's tests leave their screenshots (the main ones are copied into docs/). */
 export const SCREENSHOTS = resolve("test-results/console");
 

@@ -20,6 +20,5 @@ export const PAGES: readonly PageEntry[] = [
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
   { id: "groups", title: "Groups", needs: "GET /groups/", component: GroupsPage },
   { id: "approvals", title: "Approvals", needs: "GET /approvals", component: ApprovalsPage },
-  // The stream needs `audit:read`, as the audit records do; streams are not in the route list.
-  { id: "events", title: "Events", needs: "GET /observability/audit", component: EventsPage },
+  { id: "events", title: "Events", needs: "GET /ws/events", component: EventsPage },
 ];

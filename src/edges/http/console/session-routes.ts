@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ConsoleSessions } from "../../../app/auth/console-sessions.js";
 import type { RequestContext } from "../../../app/context.js";
 import type { OperationServices } from "../../../app/edge-services.js";
-import { REST_BINDINGS } from "../../../app/rest-routes.js";
+import { REST_BINDINGS, ROUTE_ONLY_PATHS } from "../../../app/rest-routes.js";
 import { fieldIssues } from "../../../app/validation.js";
 import { GatewayError } from "../../../domain/errors.js";
 import { callerOf, type HttpAuthentication, sendAuthenticationFailure } from "../plugins/authentication.js";
@@ -107,13 +107,20 @@ function contextOf(principal: RequestContext["principal"], request: FastifyReque
   };
 }
 
-/** `METHOD /path` (relative to `/api`, as the catalog writes it) of every REST route the caller may use. */
+/**
+ * `METHOD /path` (relative to `/api`, as the catalog writes it) of every REST route and WebSocket
+ * stream (`GET /ws/events`) the caller may use.
+ */
 async function allowedRoutes(services: OperationServices, ctx: RequestContext): Promise<string[]> {
   const allowed: string[] = [];
   for (const binding of REST_BINDINGS) {
     if (binding.deniedWithAuth && ctx.authenticated) continue;
     const route = `${binding.method} ${binding.path}`;
     if (await services.operations.mayAdmit(binding.operation, ctx, { route })) allowed.push(route);
+  }
+  for (const [path, rule] of ROUTE_ONLY_PATHS) {
+    const route = `GET ${path}`;
+    if (await services.operations.mayAdmit(rule, ctx, { route })) allowed.push(route);
   }
   return allowed;
 }
