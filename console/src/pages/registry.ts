@@ -1,6 +1,10 @@
 import type { FunctionComponent } from "preact";
 import type { Route } from "../router.js";
+import { AccessPage } from "./access.js";
+import { ConfigPage } from "./config.js";
 import { FleetPage } from "./fleet.js";
+import { OverviewPage } from "./overview.js";
+import { ReplicasPage } from "./replicas.js";
 
 /** A page of the console: its place in the navigation and what it needs to be shown. */
 export interface PageEntry {
@@ -14,5 +18,14 @@ export interface PageEntry {
 
 /** The console's pages, in the navigation's order. */
 export const PAGES: readonly PageEntry[] = [
+  {
+    id: "overview",
+    title: "Overview",
+    needs: "GET /observability/metrics/history",
+    component: OverviewPage,
+  },
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
+  { id: "access", title: "Access", needs: "GET /mcp_servers/:id/l7_policy", component: AccessPage },
+  { id: "config", title: "Configuration", needs: "GET /config/diff", component: ConfigPage },
+  { id: "replicas", title: "Replicas", needs: "GET /system/", component: ReplicasPage },
 ];
