@@ -17,7 +17,9 @@ function App() {
   }, []);
   if (session === undefined) return <Busy label="Loading…" />;
   if (session === null) return <SignInPage onSignedIn={setSession} />;
-  const id = route.parts[0] ?? PAGES[0]?.id ?? "";
+  // Without a location, the first page the caller may use.
+  const first = PAGES.find((entry) => !entry.needs || session.allowed_routes.includes(entry.needs));
+  const id = route.parts[0] ?? first?.id ?? "";
   const page = PAGES.find((entry) => entry.id === id);
   const leave = async () => {
     await signOut().catch(() => undefined);

@@ -47,7 +47,8 @@ describe.runIf(browserAvailable())("the console in a browser", { timeout: BROWSE
 
   async function signedIn(key: string, width = 1280): Promise<Page> {
     const page = await browser.newPage({ viewport: { width, height: 800 } });
-    await page.goto(`${base}/ui/`);
+    // The fleet page; without a location the console opens the first page the caller may use.
+    await page.goto(`${base}/ui/#/fleet`);
     await page.getByLabel("API key").fill(key);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("navigation", { name: "console" }).waitFor();
