@@ -4,7 +4,7 @@ import { AccessPage } from "./access.js";
 import { ApprovalsPage } from "./approvals.js";
 import { ConfigPage } from "./config.js";
 import { EventsPage } from "./events.js";
-import { FleetPage, FleetPage } from "./fleet.js";
+import { FleetPage } from "./fleet.js";
 import { GroupsPage } from "./groups.js";
 import { OverviewPage } from "./overview.js";
 import { ReplicasPage } from "./replicas.js";
