@@ -16,6 +16,13 @@ export interface StreamFilter {
 
 export type StreamStatus = "connecting" | "live" | "closed";
 
+/**
+ * The REST route that needs what `/api/ws/events` needs (`audit:read`): the session's
+ * `allowed_routes` name REST routes only, so a page asks `useCan()` about this one before it
+ * follows the event stream.
+ */
+export const EVENT_STREAM_ROUTE = "GET /observability/audit";
+
 /** Longest wait between reconnection attempts. */
 const MAX_BACKOFF_MS = 15_000;
 

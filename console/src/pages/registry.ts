@@ -1,6 +1,7 @@
 import type { FunctionComponent } from "preact";
 import type { Route } from "../router.js";
 import { FleetPage } from "./fleet.js";
+import { PlaygroundPage } from "./playground.js";
 
 /** A page of the console: its place in the navigation and what it needs to be shown. */
 export interface PageEntry {
@@ -15,4 +16,5 @@ export interface PageEntry {
 /** The console's pages, in the navigation's order. */
 export const PAGES: readonly PageEntry[] = [
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
+  { id: "playground", title: "Playground", needs: "GET /mcp_servers/:id/tools", component: PlaygroundPage },
 ];
