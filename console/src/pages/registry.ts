@@ -1,5 +1,6 @@
 import type { FunctionComponent } from "preact";
 import type { Route } from "../router.js";
+import { CatalogPage } from "./catalog.js";
 import { DiscoveryPage } from "./discovery.js";
 import { FleetPage } from "./fleet.js";
 import { PlaygroundPage } from "./playground.js";
@@ -19,4 +20,5 @@ export const PAGES: readonly PageEntry[] = [
   { id: "fleet", title: "Fleet", needs: "GET /mcp_servers/", component: FleetPage },
   { id: "playground", title: "Playground", needs: "GET /mcp_servers/:id/tools", component: PlaygroundPage },
   { id: "discovery", title: "Discovery", needs: "GET /discovery/sources", component: DiscoveryPage },
+  { id: "catalog", title: "Catalog", needs: "GET /catalog/", component: CatalogPage },
 ];
