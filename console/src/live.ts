@@ -16,6 +16,9 @@ export interface StreamFilter {
 
 export type StreamStatus = "connecting" | "live" | "closed";
 
+/** The event stream as the session's `allowed_routes` names it: a page asks `useCan()` before following it. */
+export const EVENT_STREAM_ROUTE = "GET /ws/events";
+
 /** Longest wait between reconnection attempts. */
 const MAX_BACKOFF_MS = 15_000;
 
