@@ -357,7 +357,7 @@ describe.runIf(browserAvailable())(
         const server = await rest("GET", "/mcp_servers/calc");
         expect(server.body).toMatchObject({ mcp_server_id: "calc", state: "ready" });
         await deployed.getByRole("link", { name: "calc" }).click();
-        await page.locator('tr[data-server="calc"]').waitFor();
+        await page.getByRole("heading", { name: "calc", level: 1 }).waitFor();
         expect(page.url()).toContain("#/fleet/calc");
         await page.close();
       });

@@ -168,8 +168,9 @@ mcp_servers:
       await screenshot(page, "sign-in");
       await page.getByRole("link", { name: "Sign in with your identity provider" }).click();
       await page.getByRole("navigation", { name: "console" }).waitFor();
-      await page.locator('tr[data-server="math"]').waitFor();
       expect(await page.locator(".who").textContent()).toContain("alice");
+      await page.goto(`${base}/ui/#/fleet`);
+      await page.locator('tr[data-server="math"]').waitFor();
       await page.close();
     });
 
