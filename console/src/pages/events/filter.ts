@@ -1,3 +1,4 @@
+import { fnmatch } from "../../../../src/domain/policy/fnmatch.js";
 import type { EventFrame } from "../../live.js";
 
 /** What the events page shows: type globs and server ids (also sent to the stream), a principal. */
@@ -83,48 +84,14 @@ export function matches(frame: EventFrame, filter: EventFilter): boolean {
 }
 
 /**
- * fnmatch, case sensitive, as the stream reads `event_types` (Python's `fnmatch.fnmatchcase`, as
- * the gateway's own matcher translates it): `*`, `?`, `[abc]`, `[!abc]`. A pattern that does not
- * compile matches nothing.
+ * fnmatch, case sensitive, as the stream reads `event_types`: the gateway's own matcher (pure code
+ * of its domain, bundled into the console), so the page filters exactly as the stream does. A
+ * pattern that does not compile matches nothing.
  */
 export function globMatch(glob: string, text: string): boolean {
   try {
-    return new RegExp(`^${translate(glob)}$`, "s").test(text);
+    return fnmatch(text, glob);
   } catch {
     return false;
   }
-}
-
-const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
-
-function translate(pattern: string): string {
-  let out = "";
-  let i = 0;
-  while (i < pattern.length) {
-    const c = pattern[i++] as string;
-    if (c === "*") {
-      while (pattern[i] === "*") i++;
-      out += ".*";
-    } else if (c === "?") {
-      out += ".";
-    } else if (c === "[") {
-      let j = i;
-      if (pattern[j] === "!") j++;
-      if (pattern[j] === "]") j++;
-      while (j < pattern.length && pattern[j] !== "]") j++;
-      if (j >= pattern.length) {
-        out += "\\[";
-        continue;
-      }
-      let body = pattern.slice(i, j);
-      i = j + 1;
-      const negate = body.startsWith("!");
-      if (negate) body = body.slice(1);
-      const escaped = body.replace(/\\/g, "\\\\").replace(/\^/g, "\\^");
-      out += negate ? `[^${escaped}]` : `[${escaped}]`;
-    } else {
-      out += escapeRegExp(c);
-    }
-  }
-  return out;
 }
