@@ -22,48 +22,56 @@ export const EVENT_STREAM_ROUTE = "GET /ws/events";
 /** Longest wait between reconnection attempts. */
 const MAX_BACKOFF_MS = 15_000;
 
+/** What one kind of stream does on its socket. */
+export interface StreamProtocol {
+  /** The socket opened; answers whether the stream is live already (else a frame says so). */
+  onOpen(socket: WebSocket): boolean;
+  /** A frame arrived; answers whether it made the stream live (a subscription confirmed). */
+  onFrame(frame: Record<string, unknown>, socket: WebSocket): boolean;
+}
+
 /**
- * Follows a WebSocket stream of the gateway (`/api/ws/events`, `/api/ws/state`), authenticated by
- * the session cookie the browser sends with the handshake. Reconnects with backoff; answers the
- * server's pings; sends `filter` as its subscription. `onEvent` gets each event frame. The status
- * tells the page whether what it shows is live; the close reason, when the gateway refused.
+ * A WebSocket of the gateway at `/api<path>`, authenticated by the session cookie the browser sends
+ * with the handshake, kept open: reconnects with backoff, and retries a refusal (1008: the
+ * credentials will not get better on their own) only slowly. The status tells the page whether
+ * what it shows is live; the reason, why the gateway closed it. Opened anew when `path` or `key`
+ * (what the protocol sends on opening) changes.
  */
-export function useEventStream(
-  path: "/ws/events" | "/ws/state",
-  filter: StreamFilter,
-  onEvent: (event: EventFrame) => void,
+export function useGatewaySocket(
+  path: string,
+  protocol: StreamProtocol,
+  key = "",
 ): { status: StreamStatus; reason: string | null } {
   const [status, setStatus] = useState<StreamStatus>("connecting");
   const [reason, setReason] = useState<string | null>(null);
-  const handler = useRef(onEvent);
-  handler.current = onEvent;
-  const key = JSON.stringify(filter);
+  const current = useRef(protocol);
+  current.current = protocol;
   useEffect(() => {
     let socket: WebSocket | null = null;
     let stopped = false;
     let backoff = 500;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const live = () => {
+      backoff = 500;
+      setStatus("live");
+      setReason(null);
+    };
     const open = () => {
       setStatus("connecting");
       const scheme = location.protocol === "https:" ? "wss" : "ws";
-      socket = new WebSocket(`${scheme}://${location.host}/api${path}`);
-      socket.onopen = () => {
-        socket?.send(JSON.stringify({ type: "subscribe", ...JSON.parse(key) }));
+      const opened = new WebSocket(`${scheme}://${location.host}/api${path}`);
+      socket = opened;
+      opened.onopen = () => {
+        if (current.current.onOpen(opened)) live();
       };
-      socket.onmessage = (message) => {
+      opened.onmessage = (message) => {
         const frame = JSON.parse(String(message.data)) as Record<string, unknown>;
-        if (frame.type === "ping") socket?.send(JSON.stringify({ type: "pong" }));
-        else if (frame.type === "subscribed") {
-          backoff = 500;
-          setStatus("live");
-          setReason(null);
-        } else if (typeof frame.event_type === "string") handler.current(frame as EventFrame);
+        if (current.current.onFrame(frame, opened)) live();
       };
-      socket.onclose = (event) => {
+      opened.onclose = (event) => {
         if (stopped) return;
         setStatus("closed");
         if (event.reason) setReason(event.reason);
-        // A refusal (1008) is not retried quickly: the credentials will not get better on their own.
         const wait = event.code === 1008 ? MAX_BACKOFF_MS : backoff;
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
         timer = setTimeout(open, wait);
@@ -77,4 +85,32 @@ export function useEventStream(
     };
   }, [path, key]);
   return { status, reason };
+}
+
+/**
+ * Follows an event stream of the gateway (`/api/ws/events`, `/api/ws/state`): sends `filter` as
+ * its subscription (a new filter opens a new connection), answers the server's pings, and hands
+ * `onEvent` each event frame.
+ */
+export function useEventStream(
+  path: "/ws/events" | "/ws/state",
+  filter: StreamFilter,
+  onEvent: (event: EventFrame) => void,
+): { status: StreamStatus; reason: string | null } {
+  return useGatewaySocket(
+    path,
+    {
+      onOpen(socket) {
+        socket.send(JSON.stringify({ type: "subscribe", ...filter }));
+        return false;
+      },
+      onFrame(frame, socket) {
+        if (frame.type === "ping") socket.send(JSON.stringify({ type: "pong" }));
+        else if (frame.type === "subscribed") return true;
+        else if (typeof frame.event_type === "string") onEvent(frame as EventFrame);
+        return false;
+      },
+    },
+    JSON.stringify(filter),
+  );
 }

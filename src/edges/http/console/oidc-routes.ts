@@ -6,6 +6,8 @@ import { SignedJson } from "../../mcp/front-door/request-state.js";
 import type { HttpAuthentication } from "../plugins/authentication.js";
 import {
   cameOverHttps,
+  cookieOf,
+  cookieText,
   OIDC_CALLBACK_PATH,
   OIDC_LOGIN_PATH,
   type SecureCookie,
@@ -73,7 +75,7 @@ export function consoleOidcRoutes(api: FastifyInstance, options: OidcRouteOption
   api.get(OIDC_CALLBACK_PATH, async (request, reply) => {
     reply.header("Set-Cookie", flowCookie("", 0, secure(request, options)));
     const query = request.query as Record<string, unknown>;
-    const token = flowCookieOf(request);
+    const token = cookieOf(request, FLOW_COOKIE);
     const flow = token ? await flows.open(token) : { refused: "no sign-in under way" };
     if ("refused" in flow || flow.expires < Date.now() || query.state !== flow.state) {
       return back(reply, "Sign-in failed: it was not begun here, or took too long; try again");
@@ -122,16 +124,5 @@ function originOf(request: FastifyRequest, options: OidcRouteOptions): string {
 }
 
 function flowCookie(value: string, maxAgeS: number, secure: boolean): string {
-  return `${FLOW_COOKIE}=${value}; Path=/api/ui/oidc; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
-}
-
-function flowCookieOf(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  if (typeof header !== "string") return undefined;
-  for (const pair of header.split(";")) {
-    const separator = pair.indexOf("=");
-    if (separator > 0 && pair.slice(0, separator).trim() === FLOW_COOKIE)
-      return pair.slice(separator + 1).trim();
-  }
-  return undefined;
+  return cookieText(FLOW_COOKIE, value, { path: "/api/ui/oidc", maxAgeS, sameSite: "Lax", secure });
 }

@@ -29,33 +29,51 @@ export const CSRF_HEADER = "x-csrf-token";
 /** Whether the cookie is marked `Secure`: always, never, or when the request came over HTTPS. */
 export type SecureCookie = boolean | "auto";
 
-/** The session cookie's value, or undefined; a cookie sent twice counts as absent. */
-export function sessionCookieOf(request: FastifyRequest): string | undefined {
+/** The value of cookie `name` the request carries, or undefined; a cookie sent twice counts as absent. */
+export function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
-  if (typeof header !== "string" || !header.includes(SESSION_COOKIE)) return undefined;
+  if (typeof header !== "string" || !header.includes(name)) return undefined;
   let found: string | undefined;
   for (const pair of header.split(";")) {
     const separator = pair.indexOf("=");
-    if (separator < 0 || pair.slice(0, separator).trim() !== SESSION_COOKIE) continue;
+    if (separator < 0 || pair.slice(0, separator).trim() !== name) continue;
     if (found !== undefined) return undefined;
     found = pair.slice(separator + 1).trim();
   }
-  // A token is hex: anything else was not issued here.
+  return found;
+}
+
+/** The session cookie's token, or undefined: absent, sent twice, or not hex (not issued here). */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  const found = cookieOf(request, SESSION_COOKIE);
   return found !== undefined && /^[0-9a-f]{16,128}$/.test(found) ? found : undefined;
 }
 
 /** Sets the cookie: HttpOnly (no script reads it), SameSite=Strict, for every path of the gateway. */
 export function setSessionCookie(reply: FastifyReply, token: string, maxAgeS: number, secure: boolean): void {
-  reply.header("Set-Cookie", cookieText(token, Math.max(0, Math.floor(maxAgeS)), secure));
+  const life = Math.max(0, Math.floor(maxAgeS));
+  reply.header(
+    "Set-Cookie",
+    cookieText(SESSION_COOKIE, token, { path: "/", maxAgeS: life, sameSite: "Strict", secure }),
+  );
 }
 
 /** Makes the browser drop the cookie. */
 export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
-  reply.header("Set-Cookie", cookieText("", 0, secure));
+  reply.header(
+    "Set-Cookie",
+    cookieText(SESSION_COOKIE, "", { path: "/", maxAgeS: 0, sameSite: "Strict", secure }),
+  );
 }
 
-function cookieText(value: string, maxAgeS: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
+/** A `Set-Cookie` value of an HttpOnly cookie (no script of the page ever reads the console's cookies). */
+export function cookieText(
+  name: string,
+  value: string,
+  options: { path: string; maxAgeS: number; sameSite: "Strict" | "Lax"; secure: boolean },
+): string {
+  const { path, maxAgeS, sameSite, secure } = options;
+  return `${name}=${value}; Path=${path}; Max-Age=${maxAgeS}; HttpOnly; SameSite=${sameSite}${secure ? "; Secure" : ""}`;
 }
 
 /**
