@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { parse, stringify } from "yaml";
 import type { ConfigFiles } from "../../app/ports/config-files.js";
 import { configFileUnavailable } from "../../domain/errors.js";
+import { unifiedDiff } from "./unified-diff.js";
 
 /** Backups kept beside the file (`.bak1` newest to `.bak10` oldest); an eleventh is deleted. */
 export const KEPT_BACKUPS = 10;
@@ -88,6 +89,10 @@ export class FileConfigFiles implements ConfigFiles {
   format(document: unknown): string {
     // No anchors for repeated mappings (merge keys resolved): every entry reads on its own.
     return stringify(document ?? {}, { aliasDuplicateObjects: false, lineWidth: 0 });
+  }
+
+  unifiedDiff(before: string, after: string, labels: { before: string; after: string }): string {
+    return unifiedDiff(before, after, labels);
   }
 
   private backupPath(n: number): string {

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { redactSecrets } from "../config-state/redact-secrets.js";
 import { runningDocument } from "../config-state/running-document.js";
-import { unifiedDiff } from "../config-state/unified-diff.js";
 import { defineOperation } from "../operation.js";
 import { notStartedFromFile } from "./config-file-unavailable.js";
 
@@ -28,7 +27,7 @@ export const diffConfig = defineOperation({
     return {
       // Compared with secrets in clear, so a changed secret counts; never shown.
       has_diff: configFiles.format(onDisk) !== configFiles.format(inMemory),
-      diff: unifiedDiff(onDiskText, inMemoryText, { before: "on_disk", after: "in_memory" }),
+      diff: configFiles.unifiedDiff(onDiskText, inMemoryText, { before: "on_disk", after: "in_memory" }),
       on_disk: onDiskText,
       in_memory: inMemoryText,
     };

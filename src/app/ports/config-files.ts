@@ -20,4 +20,9 @@ export interface ConfigFiles {
   backup(): Promise<string>;
   /** A configuration document as YAML text, in the form `airlock config check` reads. */
   format(document: unknown): string;
+  /**
+   * A unified diff (`---`/`+++` headers labelled as given, then `@@` hunks) turning the text
+   * `before` into `after`; the empty string when they are equal.
+   */
+  unifiedDiff(before: string, after: string, labels: { before: string; after: string }): string;
 }

@@ -220,27 +220,46 @@ export function formatIp(ip: IpAddress): string {
 }
 
 /**
- * Reads `address/prefix`. The address must be written plainly (a dotted quad or IPv6 text without
- * zone); host bits are cleared (configuration validation refuses them before this runs).
+ * Reads an address written plainly, as configuration takes it: a dotted quad without leading
+ * zeros, or IPv6 text without zone or brackets. Undefined for any other form.
  */
-export function parseCidr(text: string): Cidr | undefined {
+export function parsePlainIp(text: string): IpAddress | undefined {
+  if (text.length === 0 || text.length > MAX_ADDRESS_TEXT) return undefined;
+  if (text.includes(":")) {
+    const value = parseIpv6(text);
+    return value === undefined ? undefined : { version: 6, value };
+  }
+  const value = parseDottedQuad(text);
+  return value === undefined ? undefined : { version: 4, value };
+}
+
+/** `address/prefix` exactly as written: `address` keeps any host bits, so they can be reported. */
+export interface WrittenCidr {
+  readonly address: IpAddress;
+  readonly prefix: number;
+}
+
+/** Reads `address/prefix` with a plainly written address (`parsePlainIp`); host bits are kept. */
+export function readCidr(text: string): WrittenCidr | undefined {
   const slash = text.indexOf("/");
   if (slash < 0) return undefined;
-  const addressText = text.slice(0, slash);
   const prefixText = text.slice(slash + 1);
   if (!/^[0-9]{1,3}$/.test(prefixText)) return undefined;
-  let ip: IpAddress | undefined;
-  if (addressText.includes(":")) {
-    const value = parseIpv6(addressText);
-    ip = value === undefined ? undefined : { version: 6, value };
-  } else {
-    const value = parseDottedQuad(addressText);
-    ip = value === undefined ? undefined : { version: 4, value };
-  }
-  if (ip === undefined) return undefined;
+  const address = parsePlainIp(text.slice(0, slash));
   const prefix = Number(prefixText);
-  if (BigInt(prefix) > width(ip.version)) return undefined;
-  return { version: ip.version, network: ip.value & prefixMask(ip.version, prefix), prefix };
+  if (address === undefined || BigInt(prefix) > width(address.version)) return undefined;
+  return { address, prefix };
+}
+
+/**
+ * Reads `address/prefix` (see `readCidr`); host bits are cleared (configuration validation refuses
+ * them before this runs).
+ */
+export function parseCidr(text: string): Cidr | undefined {
+  const written = readCidr(text);
+  if (written === undefined) return undefined;
+  const { address, prefix } = written;
+  return { version: address.version, network: address.value & prefixMask(address.version, prefix), prefix };
 }
 
 /** Parses a list of CIDRs; throws an Error naming the first entry that is not one. */
@@ -255,6 +274,13 @@ export function parseCidrList(texts: readonly string[]): Cidr[] {
 /** Whether `ip` lies in `cidr` (never across IP versions). */
 export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
   return cidr.version === ip.version && (ip.value & prefixMask(cidr.version, cidr.prefix)) === cidr.network;
+}
+
+/** Whether the two networks share at least one address (never across IP versions). */
+export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
+  if (a.version !== b.version) return false;
+  const mask = prefixMask(a.version, Math.min(a.prefix, b.prefix));
+  return (a.network & mask) === (b.network & mask);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -97,6 +97,8 @@ export async function buildHttpApp(
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
+    // `X-Forwarded-For` is read only from the trusted proxies (`MCP_TRUSTED_PROXIES`).
+    trustProxy: options.authentication?.proxies.trustProxy ?? false,
     ...(options.timeouts && serverTimeouts(options.timeouts)),
   });
   registerErrorHandling(app, services.logger);

@@ -40,26 +40,23 @@ export class TrustedProxies {
   }
 
   /**
+   * fastify's `trustProxy` setting: the HTTP application built with it walks `X-Forwarded-For`
+   * from the right, skipping the hops this trusts (see `clientAddress`).
+   */
+  readonly trustProxy = (address: string): boolean => this.trusts(address);
+
+  /**
    * The client's address: the peer, unless the peer is a trusted proxy, in which case
    * `X-Forwarded-For` is read from the right, skipping trusted proxies, and the first address not
-   * trusted is the client's. A malformed entry ends the walk at the last trusted hop.
+   * trusted is the client's. fastify does the walk (`request.ips`, from the peer outwards) when the
+   * application was built with `trustProxy`; a malformed entry ends it at the last trusted hop.
    */
   clientAddress(request: FastifyRequest): string {
     const peer = request.socket.remoteAddress ?? "unknown";
-    if (!this.trusts(peer)) return peer;
-    const header = request.headers["x-forwarded-for"];
-    const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
-      .split(",")
-      .map((hop) => hop.trim())
-      .filter((hop) => hop.length > 0);
-    let client = peer;
-    for (let index = hops.length - 1; index >= 0; index--) {
-      const hop = hops[index] as string;
-      if (toIp(hop) === undefined) break;
-      client = hop;
-      if (!this.trusts(hop)) break;
-    }
-    return client;
+    const hops = request.ips;
+    if (hops === undefined || hops.length < 2) return peer;
+    const last = hops[hops.length - 1] as string;
+    return toIp(last) === undefined ? (hops[hops.length - 2] as string) : last;
   }
 }
 

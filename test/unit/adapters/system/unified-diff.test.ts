@@ -1,23 +1,23 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { unifiedDiff } from "../../../../src/app/config-state/unified-diff.js";
+import { unifiedDiff } from "../../../../src/adapters/system/unified-diff.js";
 
 const dir = mkdtempSync(join(tmpdir(), "airlock-unified-diff-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The hunks `diff -u` prints for the two texts (its headers carry file names and times). */
-function systemDiff(before: string, after: string): string {
-  writeFileSync(join(dir, "a"), before);
-  writeFileSync(join(dir, "b"), after);
-  const out = spawnSync("diff", ["-u", join(dir, "a"), join(dir, "b")], { encoding: "utf8" }).stdout;
-  return out.split("\n").slice(2).join("\n");
+/** `before` with the diff applied by the system's `patch`, which refuses a malformed or misplaced hunk. */
+function systemPatch(before: string, diff: string): string {
+  const file = join(dir, "a");
+  writeFileSync(file, before);
+  writeFileSync(join(dir, "a.diff"), diff);
+  const run = spawnSync("patch", ["--silent", "--force", file, join(dir, "a.diff")], { encoding: "utf8" });
+  expect(run.status, run.stderr + run.stdout).toBe(0);
+  return readFileSync(file, "utf8");
 }
-
-const hunks = (diff: string) => diff.split("\n").slice(2).join("\n");
 
 /** Applies the hunks of a unified diff to `before`, as `patch` would. */
 function apply(before: string, diff: string): string {
@@ -46,14 +46,15 @@ describe("unifiedDiff", () => {
     expect(unifiedDiff("a\nb\n", "a\nb\n", { before: "x", after: "y" })).toBe("");
   });
 
-  it("prints the labels and the hunks diff -u prints", () => {
+  it("prints the labels and hunks that patch applies, with three lines of context", () => {
     const before = Array.from({ length: 30 }, (_, i) => `line ${i}`)
       .join("\n")
       .concat("\n");
     const after = before.replace("line 3\n", "line three\n").replace("line 20\n", "").concat("tail\n");
     const diff = unifiedDiff(before, after, { before: "on_disk", after: "in_memory" });
     expect(diff.startsWith("--- on_disk\n+++ in_memory\n@@ ")).toBe(true);
-    expect(hunks(diff)).toBe(systemDiff(before, after));
+    expect(diff).toContain("@@ -1,7 +1,7 @@\n line 0\n line 1\n line 2\n-line 3\n+line three\n line 4\n");
+    expect(systemPatch(before, diff)).toBe(after);
   });
 
   it("turns the first text into the second when applied, for any pair of texts", () => {
