@@ -303,6 +303,11 @@ describe("helm chart", () => {
       "AirlockSplitLeadership",
       "AirlockLeaseFlapping",
       "AirlockReplicationLag",
+      "AirlockMcpServerDead",
+      "AirlockMcpServerDegraded",
+      "AirlockConfigReloadFailed",
+      "AirlockLeaseLost",
+      "AirlockLeaseRenewalFailures",
     ]);
   });
 
@@ -388,6 +393,9 @@ describe("helm chart", () => {
       "airlock_lease_transitions_total",
       "airlock_replication_lag_seconds",
       "airlock_events_appended_total",
+      "airlock_lease_losses_total",
+      "airlock_lease_renewal_failures_total",
+      "airlock_config_last_reload_successful",
     ]) {
       expect(used).toContain(name);
     }

@@ -24,6 +24,13 @@ export interface StateSource extends RuntimeSource {
   groups(): readonly { id: string; state: string; circuit_open: boolean }[];
 }
 
+/** prom-client's default gauges whose sums by type are left out (`nodejs_active_handles` has them). */
+const GAUGES_NAMED_TOTAL = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
+
 /** The lease losses' reasons, each shown from the start so that `increase()` sees the first one. */
 const LEASE_LOSS_REASONS: readonly LeaseLossReason[] = [
   "shutdown",
@@ -241,7 +248,12 @@ export class PromGatewayMetrics implements GatewayMetrics {
       options.build ?? { version: "0.0.0", node_version: process.version },
       options.configLoadedAt ?? Date.now() / 1000,
     );
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      // Gauges named like counters (Prometheus' naming rules, which `promtool check metrics`
+      // enforces): the same counts are exposed by type under the names without `_total`.
+      for (const name of GAUGES_NAMED_TOTAL) this.registry.removeSingleMetric(name);
+    }
   }
 
   /** Reads the open MCP sessions of the gateway's endpoint, by protocol revision, at each scrape. */
