@@ -1,5 +1,5 @@
 import { GatewayError } from "../../domain/errors.js";
-import { invocationRecord } from "../audit-recorder.js";
+import { invocationOutcome } from "../audit-recorder.js";
 import type { EventBus } from "../event-bus.js";
 import type { GatewayMetrics, ToolCallStatus } from "../ports/gateway-metrics.js";
 
@@ -14,9 +14,7 @@ export function feedMetrics(bus: EventBus, metrics: GatewayMetrics): () => void 
     metrics.observe(event);
     if (event.type !== "ToolInvocationCompleted" && event.type !== "ToolInvocationFailed") return;
     const status: ToolCallStatus =
-      event.type === "ToolInvocationCompleted" && event.is_error
-        ? "tool_error"
-        : ((invocationRecord(event)?.outcome ?? "failure") as ToolCallStatus);
+      event.type === "ToolInvocationCompleted" && event.is_error ? "tool_error" : invocationOutcome(event);
     metrics.observeToolCall({
       mcp_server: event.mcp_server_id,
       tool: event.tool_name,
