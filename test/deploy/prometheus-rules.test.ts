@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { helmBinary, runHelm } from "../support/helm.js";
 import type { KubeObject } from "../support/kubernetes-objects.js";
@@ -20,9 +20,13 @@ interface RuleSpec {
 }
 
 let helm: string;
+/** Rule and test files handed to promtool, removed after the suite. */
+let scratch: string;
 beforeAll(() => {
   helm = helmBinary();
+  scratch = mkdtempSync(join(tmpdir(), "airlock-rules-"));
 });
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The `spec` of the chart's PrometheusRule, rendered with `args`. */
 function renderedRules(...args: string[]): RuleSpec {
@@ -65,7 +69,7 @@ const CASES = [
 
 describePromtool("the chart's alerting rules, checked by promtool", () => {
   it.each(CASES)("pass promtool check rules with %s", (_name, args) => {
-    const dir = mkdtempSync(join(tmpdir(), "airlock-rules-"));
+    const dir = mkdtempSync(join(scratch, "case-"));
     const file = join(dir, "rules.yaml");
     writeFileSync(file, stringify(renderedRules(...args)));
     const checked = promtool(["check", "rules", file]);
@@ -74,7 +78,7 @@ describePromtool("the chart's alerting rules, checked by promtool", () => {
   });
 
   it("fire for a dead server, a failed reload and a lease lost other than at shutdown (promtool test rules)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "airlock-rules-"));
+    const dir = mkdtempSync(join(scratch, "case-"));
     // Annotations are left out: the test is about what fires, and promtool compares them too.
     const spec = renderedRules("-f", MULTI_REPLICA);
     for (const group of spec.groups) for (const rule of group.rules) delete rule.annotations;
@@ -132,7 +136,7 @@ describePromtool("the chart's alerting rules, checked by promtool", () => {
   });
 
   it("refuses a broken rule, so that the check above can fail", () => {
-    const dir = mkdtempSync(join(tmpdir(), "airlock-rules-"));
+    const dir = mkdtempSync(join(scratch, "case-"));
     const file = join(dir, "rules.yaml");
     const spec = renderedRules(
       "--set-json",
