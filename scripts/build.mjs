@@ -2,7 +2,7 @@
 // dist/.tsbuildinfo and rewrites only what changed. tsc does not notice an output deleted since the
 // last build, so when a source file has no compiled file in dist/ the build starts afresh.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -27,4 +27,19 @@ const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
   stdio: "inherit",
 });
+if (result.status === 0) writeBuildInfo();
 process.exit(result.status ?? 1);
+
+/**
+ * `dist/build-info.json`: the source revision the build was made from (`airlock_build_info`), from
+ * `AIRLOCK_REVISION` when set (an image built without the repository), else the checkout's commit;
+ * none when neither is known.
+ */
+function writeBuildInfo() {
+  let revision = process.env.AIRLOCK_REVISION?.trim() || undefined;
+  if (!revision) {
+    const git = spawnSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" });
+    if (git.status === 0) revision = git.stdout.trim() || undefined;
+  }
+  writeFileSync(join(dist, "build-info.json"), `${JSON.stringify(revision ? { revision } : {})}\n`);
+}

@@ -19,15 +19,21 @@ export const DENIALS = new Set([
   "SessionSuspendedError",
 ]);
 
+type InvocationEvent = Extract<DomainEvent, { type: "ToolInvocationCompleted" | "ToolInvocationFailed" }>;
+
+/**
+ * A tool invocation's outcome as the audit trail records it: `success` when the server answered (a
+ * tool's own error result included), `denied` when refused before it ran, `failure` otherwise.
+ */
+export function invocationOutcome(event: InvocationEvent): "success" | "failure" | "denied" {
+  if (event.type === "ToolInvocationCompleted") return "success";
+  return DENIALS.has(event.error_type) ? "denied" : "failure";
+}
+
 /** The audit record of a tool invocation (`tool_invocation`), with the fields compliance exports use. */
 export function invocationRecord(event: DomainEvent): AuditRecord | null {
   if (event.type !== "ToolInvocationCompleted" && event.type !== "ToolInvocationFailed") return null;
-  const status =
-    event.type === "ToolInvocationCompleted"
-      ? "success"
-      : DENIALS.has(event.error_type)
-        ? "denied"
-        : "failure";
+  const status = invocationOutcome(event);
   return {
     id: event.event_id,
     occurred_at: event.occurred_at,

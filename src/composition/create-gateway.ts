@@ -152,7 +152,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
   const { compliance } = await openRecords(config, env, { storage, bus, clock, logger, instanceId }, closers);
 
   const fleet = openFleet(config, env, { bus, clock, hasher, logger }, closers);
-  const observed = openMetrics({ bus, fleet: fleet.fleet, groups: fleet.groups });
+  const observed = openMetrics({ bus, fleet: fleet.fleet, groups: fleet.groups, clock });
   closers.opened("metrics", observed.stop);
   const declared = await registerFleet(config, {
     fleet: fleet.fleet,
@@ -274,6 +274,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
         storage,
         authentication,
         frontDoor,
+        metrics: observed.metrics,
         ...(options.streamLimits && { streamLimits: options.streamLimits }),
       },
       closers,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { AuthorizationCodeSignIn } from "../adapters/auth/oidc/authorization-code.js";
+import type { PromGatewayMetrics } from "../adapters/observability/metrics.js";
 import { isAcceptableJwksUrl } from "../config/schema/auth.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { buildHttpApp, type ConsoleEdgeOptions } from "../edges/http/build-app.js";
@@ -26,6 +27,8 @@ export interface HttpEdgeDeps {
   authentication: AuthenticationEdges | null;
   frontDoor: FrontDoor | null;
   streamLimits?: ServerStreamLimits;
+  /** Reports the endpoint's open sessions (`airlock_mcp_sessions_open`). */
+  metrics?: PromGatewayMetrics;
 }
 
 /**
@@ -66,6 +69,7 @@ export function httpEdge(
         },
       });
       closers.opened("MCP endpoint", () => opened.close());
+      deps.metrics?.trackSessions(() => opened.sessionsByProtocol());
       endpoint = opened;
     }
     const mcp = endpoint;

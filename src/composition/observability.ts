@@ -12,19 +12,32 @@ import type { Clock } from "../app/ports/clock.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { EnvSettings } from "../config/load.js";
 import type { GatewayConfig } from "../config/schema.js";
-import { VERSION } from "./version.js";
+import { REVISION, VERSION } from "./version.js";
 
 /** This gateway's metrics registry, fed from the bus; `stop` unsubscribes it. */
-export function openMetrics(deps: { bus: EventBus; fleet: Fleet; groups: GroupService }) {
-  const metrics = new PromGatewayMetrics({
-    servers: () => deps.fleet.list().map((server) => ({ id: server.id, state: server.lifecycle.state })),
-    groups: () =>
-      deps.groups.views().map((group) => ({
-        id: group.group_id,
-        state: group.state,
-        circuit_open: group.circuit_open,
-      })),
-  });
+export function openMetrics(deps: { bus: EventBus; fleet: Fleet; groups: GroupService; clock: Clock }) {
+  const { fleet } = deps;
+  const metrics = new PromGatewayMetrics(
+    {
+      servers: () =>
+        fleet.list().map((server) => ({
+          id: server.id,
+          state: server.lifecycle.state,
+          in_flight: server.inFlight,
+        })),
+      mode: (id) => (fleet.has(id) ? fleet.require(id).spec.mode : undefined),
+      groups: () =>
+        deps.groups.views().map((group) => ({
+          id: group.group_id,
+          state: group.state,
+          circuit_open: group.circuit_open,
+        })),
+    },
+    {
+      build: { version: VERSION, revision: REVISION, node_version: process.version },
+      configLoadedAt: deps.clock.now() / 1000,
+    },
+  );
   const stop = feedMetrics(deps.bus, metrics);
   return { metrics, stop };
 }

@@ -303,6 +303,11 @@ describe("helm chart", () => {
       "AirlockSplitLeadership",
       "AirlockLeaseFlapping",
       "AirlockReplicationLag",
+      "AirlockMcpServerDead",
+      "AirlockMcpServerDegraded",
+      "AirlockConfigReloadFailed",
+      "AirlockLeaseLost",
+      "AirlockLeaseRenewalFailures",
     ]);
   });
 
@@ -382,12 +387,19 @@ describe("helm chart", () => {
       expressions.flatMap((e) => e.match(/\b(?:airlock|process|nodejs)_[a-z0-9_]+/g) ?? []),
     );
     expect(used.size).toBeGreaterThan(5);
-    // The lease and replication metrics are among them (alerts or dashboard).
+    // The lease, replication, fleet, session and reload metrics are among them (alerts or dashboard).
     for (const name of [
       "airlock_lease_holder",
       "airlock_lease_transitions_total",
       "airlock_replication_lag_seconds",
       "airlock_events_appended_total",
+      "airlock_lease_losses_total",
+      "airlock_lease_renewal_failures_total",
+      "airlock_config_last_reload_successful",
+      "airlock_config_reloads_total",
+      "airlock_mcp_server_calls_in_flight",
+      "airlock_mcp_server_cold_start_duration_seconds_bucket",
+      "airlock_mcp_sessions_open",
     ]) {
       expect(used).toContain(name);
     }

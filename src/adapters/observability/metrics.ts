@@ -11,12 +11,32 @@ import type {
 import type { DomainEvent } from "../../domain/events.js";
 import { GROUP_STATES } from "../../domain/group/group-state.js";
 import { SERVER_STATES } from "../../domain/server/lifecycle.js";
+import {
+  type BuildInfo,
+  type LeaseLossReason,
+  RuntimeMetrics,
+  type RuntimeSource,
+} from "./runtime-metrics.js";
 
 /** What the state gauges read at each scrape: the live fleet, so a server never started shows too. */
-export interface StateSource {
-  servers(): readonly { id: string; state: string }[];
+export interface StateSource extends RuntimeSource {
+  servers(): readonly { id: string; state: string; in_flight?: number }[];
   groups(): readonly { id: string; state: string; circuit_open: boolean }[];
 }
+
+/** prom-client's default gauges whose sums by type are left out (`nodejs_active_handles` has them). */
+const GAUGES_NAMED_TOTAL = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
+
+/** The lease losses' reasons, each shown from the start so that `increase()` sees the first one. */
+const LEASE_LOSS_REASONS: readonly LeaseLossReason[] = [
+  "shutdown",
+  "renewal_refused",
+  "renew_deadline_passed",
+];
 
 /** Metric name prefix: every gateway metric but Node's process metrics (their standard names). */
 const PREFIX = "airlock_";
@@ -51,6 +71,8 @@ export class PromGatewayMetrics implements GatewayMetrics {
   private readonly httpDuration: Histogram<"method" | "route" | "status_code">;
   private readonly eventsAppended: Counter;
   private readonly leaseTransitions: Counter<"transition">;
+  /** Build info, calls in flight, cold starts, sessions, reloads, lease losses. */
+  private readonly runtime: RuntimeMetrics;
   /** Scrape-time reads wired once coordination and replication exist (`trackCoordination`). */
   private managesFleet: () => boolean = () => true;
   private replicationLag: (() => number) | null = null;
@@ -59,11 +81,20 @@ export class PromGatewayMetrics implements GatewayMetrics {
   private readonly errors = new Map<string, number>();
   private maxDurationMs = 0;
 
-  constructor(source: StateSource, options: { processMetrics?: boolean } = {}) {
+  constructor(
+    source: StateSource,
+    options: {
+      processMetrics?: boolean;
+      /** The running release; defaults to version 0.0.0 on this process's Node.js. */
+      build?: BuildInfo;
+      /** Epoch seconds of the configuration's first load; defaults to now. */
+      configLoadedAt?: number;
+    } = {},
+  ) {
     const registers = [this.registry];
     this.toolCalls = new Counter({
       name: `${PREFIX}tool_calls_total`,
-      help: "Tool calls by server (the group for a routed call), tool and status (success, failure, denied).",
+      help: "Tool calls by server (the group for a routed call), tool and status (success, tool_error, failure, denied).",
       labelNames: ["mcp_server", "tool", "status"],
       registers,
     });
@@ -211,7 +242,23 @@ export class PromGatewayMetrics implements GatewayMetrics {
         this.set(metrics.replicationLag?.() ?? 0);
       },
     });
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.runtime = new RuntimeMetrics(
+      this.registry,
+      source,
+      options.build ?? { version: "0.0.0", node_version: process.version },
+      options.configLoadedAt ?? Date.now() / 1000,
+    );
+    if (options.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      // Gauges named like counters (Prometheus' naming rules, which `promtool check metrics`
+      // enforces): the same counts are exposed by type under the names without `_total`.
+      for (const name of GAUGES_NAMED_TOTAL) this.registry.removeSingleMetric(name);
+    }
+  }
+
+  /** Reads the open MCP sessions of the gateway's endpoint, by protocol revision, at each scrape. */
+  trackSessions(read: () => ReadonlyMap<string, number>): void {
+    this.runtime.trackSessions(read);
   }
 
   /**
@@ -222,16 +269,20 @@ export class PromGatewayMetrics implements GatewayMetrics {
   trackCoordination(parts: {
     leadership?: {
       readonly isLeader: boolean;
-      onChange(listener: (change: { leader: boolean }) => void): unknown;
+      onChange(listener: (change: { leader: boolean; reason?: LeaseLossReason }) => void): unknown;
+      onRenewalFailure?(listener: () => void): unknown;
     };
     replicationLagSeconds?: () => number;
   }): void {
     const { leadership, replicationLagSeconds } = parts;
     if (leadership) {
       this.managesFleet = () => leadership.isLeader;
-      leadership.onChange((change) =>
-        this.leaseTransitions.inc({ transition: change.leader ? "acquired" : "lost" }),
-      );
+      for (const reason of LEASE_LOSS_REASONS) this.runtime.leaseLost(reason, 0);
+      leadership.onChange((change) => {
+        this.leaseTransitions.inc({ transition: change.leader ? "acquired" : "lost" });
+        if (!change.leader) this.runtime.leaseLost(change.reason ?? "renew_deadline_passed");
+      });
+      leadership.onRenewalFailure?.(() => this.runtime.leaseRenewalFailed());
     }
     if (replicationLagSeconds) this.replicationLag = replicationLagSeconds;
   }
@@ -239,6 +290,7 @@ export class PromGatewayMetrics implements GatewayMetrics {
   observe(event: DomainEvent): void {
     // The recorder appends every event this replica publishes; peers' events never come here.
     this.eventsAppended.inc();
+    this.runtime.observe(event);
     switch (event.type) {
       case "ProviderStateChanged":
         this.stateChanges.inc({
@@ -314,7 +366,8 @@ export class PromGatewayMetrics implements GatewayMetrics {
       avg_duration_ms: 0,
     };
     stats.count++;
-    stats[call.status]++;
+    // The JSON forms keep the audit trail's three outcomes: a tool's own error result is a success.
+    stats[call.status === "tool_error" ? "success" : call.status]++;
     stats.total_duration_ms += call.duration_ms;
     stats.avg_duration_ms = round(stats.total_duration_ms / stats.count);
     this.stats.set(key, stats);
@@ -350,9 +403,11 @@ export class PromGatewayMetrics implements GatewayMetrics {
         totals = { success: 0, failure: 0, denied: 0, buckets: new Map() };
         byServer.set(server, totals);
       }
-      if (status !== "success" && status !== "failure" && status !== "denied") continue;
-      if (value.metricName?.endsWith("_count")) totals[status] += value.value;
-      else if (value.metricName?.endsWith("_bucket") && status !== "denied") {
+      // The JSON forms keep the audit trail's three outcomes: a tool's own error result is a success.
+      const outcome = status === "tool_error" ? "success" : status;
+      if (outcome !== "success" && outcome !== "failure" && outcome !== "denied") continue;
+      if (value.metricName?.endsWith("_count")) totals[outcome] += value.value;
+      else if (value.metricName?.endsWith("_bucket") && outcome !== "denied") {
         const bound = String(le);
         totals.buckets.set(bound, (totals.buckets.get(bound) ?? 0) + value.value);
       }

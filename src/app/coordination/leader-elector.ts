@@ -6,7 +6,13 @@ import {
 import type { Clock } from "../ports/clock.js";
 import type { LeaseStore } from "../ports/lease-store.js";
 import type { Logger } from "../ports/logger.js";
-import type { Leadership, LeadershipChange, LeadershipListener, LeaseTerm } from "./leadership.js";
+import type {
+  Leadership,
+  LeadershipChange,
+  LeadershipListener,
+  LeaseTerm,
+  StepDownReason,
+} from "./leadership.js";
 
 export interface LeaderElectorDeps {
   store: LeaseStore;
@@ -40,6 +46,7 @@ interface Held {
 export class LeaderElector implements Leadership {
   private held: Held | null = null;
   private readonly listeners = new Set<LeadershipListener>();
+  private readonly renewalFailureListeners = new Set<() => void>();
   private timer: NodeJS.Timeout | null = null;
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Bumped on every step-down: replies to requests sent in an earlier epoch are dropped. */
@@ -69,6 +76,16 @@ export class LeaderElector implements Leadership {
   onChange(listener: LeadershipListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Subscribes to failed renewals: a renewal the store answered with an error while this replica
+   * held the lease (the term lasts until its deadline; a refusal or no answer in time ends it and is
+   * announced through `onChange`). Returns the unsubscribe function.
+   */
+  onRenewalFailure(listener: () => void): () => void {
+    this.renewalFailureListeners.add(listener);
+    return () => this.renewalFailureListeners.delete(listener);
   }
 
   /** Starts asking for the lease at once, then every `renew_interval_s`. */
@@ -128,11 +145,17 @@ export class LeaderElector implements Leadership {
     try {
       if (held) {
         // A term already past its deadline is not renewed: it ends here, and the next tick asks anew.
-        if (this.current() === null) return await this.stepDown("renew deadline passed");
-        const renewed = await this.race(store.renew(name, holder, held.generation, timing.leaseTtlS), held);
+        if (this.current() === null) return await this.stepDown("renew_deadline_passed");
+        let answered = false;
+        const request = store.renew(name, holder, held.generation, timing.leaseTtlS).then((view) => {
+          answered = true;
+          return view;
+        });
+        const renewed = await this.race(request, held);
         if (epoch !== this.epoch || !this.held) return;
         if (renewed) this.confirm(held.generation, sentAt);
-        else await this.stepDown("lease renewal refused");
+        // No answer before the deadline, or the store's refusal (another holder or generation).
+        else await this.stepDown(answered ? "renewal_refused" : "renew_deadline_passed");
         return;
       }
       // Bounded like a renewal: a request stuck on a dead connection must not keep this replica from
@@ -151,8 +174,9 @@ export class LeaderElector implements Leadership {
       await this.announce({ leader: true, generation: result.lease.generation });
     } catch (error) {
       logger.warn({ err: String(error), leader: held !== null }, "management lease request failed");
+      if (held) for (const listener of this.renewalFailureListeners) listener();
       if (epoch === this.epoch && this.held && this.current() === null)
-        await this.stepDown("renew deadline passed");
+        await this.stepDown("renew_deadline_passed");
     }
   }
 
@@ -192,14 +216,14 @@ export class LeaderElector implements Leadership {
       this.deadlineTimer = null;
       if (this.held === held && this.current() === null) {
         this.busy = this.busy.then(() =>
-          this.held === held ? this.stepDown("renew deadline passed") : undefined,
+          this.held === held ? this.stepDown("renew_deadline_passed") : undefined,
         );
       }
     }, Math.max(0, left) + 1);
     this.deadlineTimer.unref();
   }
 
-  private async stepDown(reason: string): Promise<void> {
+  private async stepDown(reason: StepDownReason): Promise<void> {
     const held = this.held;
     if (!held) return;
     this.held = null;
@@ -210,7 +234,7 @@ export class LeaderElector implements Leadership {
       { generation: held.generation, reason },
       "stepped down: this replica no longer manages the fleet",
     );
-    await this.announce({ leader: false, generation: held.generation });
+    await this.announce({ leader: false, generation: held.generation, reason });
   }
 
   private async announce(change: LeadershipChange): Promise<void> {

@@ -1,11 +1,20 @@
 /** The one lease of a fleet: every replica sharing the database competes for it. */
 export const MANAGEMENT_LEASE = "management";
 
+/**
+ * Why a term ended: the replica stopping (`shutdown`), the store refusing a renewal (the row names
+ * another holder or generation: `renewal_refused`), or the renew deadline passing without a
+ * successful renewal (the store failing or not answering in time: `renew_deadline_passed`).
+ */
+export type StepDownReason = "shutdown" | "renewal_refused" | "renew_deadline_passed";
+
 /** A change of this replica's standing: `leader` true on election, false on loss or step-down. */
 export interface LeadershipChange {
   readonly leader: boolean;
   /** The term's fencing generation: the new term's on election, the ended term's on loss. */
   readonly generation: number;
+  /** On loss: why the term ended. */
+  readonly reason?: StepDownReason;
 }
 
 /**

@@ -10,16 +10,22 @@ export interface HttpRequestSample {
   duration_seconds: number;
 }
 
-/** One tool call's outcome, as the audit trail classifies it. */
+/**
+ * One tool call's outcome: the audit trail's classification (success, failure, denied), with a
+ * tool's own error result (`isError: true`) told apart from a success as `tool_error`.
+ */
 export interface ToolCallSample {
   /** The server called, or the group for a call routed through one. */
   mcp_server: string;
   tool: string;
-  status: "success" | "failure" | "denied";
+  status: ToolCallStatus;
   duration_ms: number;
   /** Null for a success. */
   error_type: string | null;
 }
+
+/** The `status` label of a tool call. */
+export type ToolCallStatus = "success" | "tool_error" | "failure" | "denied";
 
 /** A call refused by a rate limit or tenant quota (`reason`: `rate`, `concurrency`, `no_budget`). */
 export interface LimitRefusal {

@@ -134,6 +134,8 @@ interface Session {
   identity: { caller: Caller };
   /** Its place under the session caps, freed when the session leaves this replica. */
   slot: SessionSlot;
+  /** The protocol revision negotiated at initialization (`airlock_mcp_sessions_open`). */
+  protocolVersion: string;
 }
 
 /**
@@ -178,6 +180,14 @@ export class McpHttpEndpoint {
 
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** The sessions this replica holds, counted by negotiated protocol revision (read at scrape time). */
+  sessionsByProtocol(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const session of this.sessions.values())
+      counts.set(session.protocolVersion, (counts.get(session.protocolVersion) ?? 0) + 1);
+    return counts;
   }
 
   mount(app: FastifyInstance, path = "/mcp"): void {
@@ -257,7 +267,14 @@ export class McpHttpEndpoint {
     let opened = false;
     const { server, transport } = this.openSession(key, identity, async (id) => {
       opened = true;
-      this.sessions.set(id, { server, transport, lastSeen: Date.now(), identity, slot });
+      this.sessions.set(id, {
+        server,
+        transport,
+        lastSeen: Date.now(),
+        identity,
+        slot,
+        protocolVersion: negotiatedVersion(body.params.protocolVersion),
+      });
       await this.record(id, caller, body);
     });
     try {
@@ -399,16 +416,12 @@ export class McpHttpEndpoint {
   private async record(id: string, caller: Caller, initialize: InitializeRequest): Promise<void> {
     const store = this.options.sessions;
     if (!store) return;
-    const requested = initialize.params.protocolVersion;
     const now = Date.now() / 1000;
     try {
       await store.create({
         session_id: id,
         principal_id: caller.principal.id,
-        // Negotiated as the SDK's server does: the client's version when supported, else the latest.
-        protocol_version: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-          ? requested
-          : LATEST_PROTOCOL_VERSION,
+        protocol_version: negotiatedVersion(initialize.params.protocolVersion),
         client_info: { ...initialize.params.clientInfo },
         client_capabilities: { ...initialize.params.capabilities },
         created_at: now,
@@ -549,7 +562,14 @@ export class McpHttpEndpoint {
       await transport.close().catch(() => undefined);
       throw error;
     }
-    const session: Session = { server, transport, lastSeen: Date.now(), identity, slot };
+    const session: Session = {
+      server,
+      transport,
+      lastSeen: Date.now(),
+      identity,
+      slot,
+      protocolVersion: record.protocol_version,
+    };
     this.sessions.set(id, session);
     return session;
   }
@@ -716,4 +736,9 @@ async function connectStateless(server: Server, transport: SessionTransport): Pr
     void transport.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The revision a session speaks, negotiated as the SDK's server does: the client's when supported, else the latest. */
+function negotiatedVersion(requested: string): string {
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }

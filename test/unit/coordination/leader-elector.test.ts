@@ -99,9 +99,9 @@ describe("the leader elector", () => {
       read: (...args) => inner.read(...args),
     };
     const a = elector(store, "a");
-    const changes: boolean[] = [];
+    const changes: [boolean, string | undefined][] = [];
     a.onChange((change) => {
-      changes.push(change.leader);
+      changes.push([change.leader, change.reason]);
     });
     a.start();
     await until(() => a.isLeader);
@@ -110,7 +110,45 @@ describe("the leader elector", () => {
     // The row is still live in the store: the step-down came first.
     expect((await inner.read("m"))!.expires_in).toBeGreaterThan(0);
     await until(() => changes.length === 2, 1_000);
-    expect(changes).toEqual([true, false]);
+    expect(changes).toEqual([
+      [true, undefined],
+      [false, "renew_deadline_passed"],
+    ]);
+  });
+
+  it("reports a failed renewal and keeps the term, then steps down on a refused one", async () => {
+    const inner = memoryRepositories().lease;
+    let renewals: "work" | "fail" | "refuse" = "work";
+    const store: LeaseStore = {
+      acquire: (...args) => inner.acquire(...args),
+      renew: async (...args) => {
+        if (renewals === "fail") {
+          renewals = "work";
+          throw new Error("connection reset");
+        }
+        return renewals === "refuse" ? undefined : inner.renew(...args);
+      },
+      release: (...args) => inner.release(...args),
+      read: (...args) => inner.read(...args),
+    };
+    const a = elector(store, "a");
+    let failures = 0;
+    a.onRenewalFailure(() => {
+      failures += 1;
+    });
+    const losses: (string | undefined)[] = [];
+    a.onChange((change) => {
+      if (!change.leader) losses.push(change.reason);
+    });
+    a.start();
+    await until(() => a.isLeader);
+    renewals = "fail";
+    await until(() => failures === 1);
+    expect(a.isLeader).toBe(true);
+    renewals = "refuse";
+    await until(() => losses.length === 1, 1_000);
+    expect(losses).toEqual(["renewal_refused"]);
+    expect(failures).toBe(1);
   });
 
   it("stops leader-only work before it releases the lease on shutdown", async () => {
@@ -134,9 +172,14 @@ describe("the leader elector", () => {
     supervisor.start();
     a.start();
     await until(() => order.length === 1);
+    const reasons: (string | undefined)[] = [];
+    a.onChange((change) => {
+      reasons.push(change.reason);
+    });
     await a.stop();
     await supervisor.stop();
     expect(order).toEqual(["started", "stopped while held"]);
+    expect(reasons).toEqual(["shutdown"]);
     expect((await store.read("m"))!.expires_in).toBeLessThanOrEqual(0);
   });
 
