@@ -9,8 +9,9 @@ import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
 import type { UpstreamFactory, UpstreamPeer } from "../ports/upstream.js";
 import { reportUndeclared, undeclared } from "./capability-contract.js";
-import type { LogRing } from "./log-ring.js";
+import { GATEWAY_NOTE_PREFIX, type LogRing } from "./log-ring.js";
 import { ManagedServer, type ToolInfo } from "./managed-server.js";
+import { startFailure } from "./start-failure.js";
 import { upstreamFailure } from "./upstream-failure.js";
 
 export interface FleetTimings {
@@ -293,6 +294,7 @@ export class Fleet {
     server.startAbort = abort;
     await previous?.close().catch(() => undefined);
     const began = this.deps.clock.monotonic();
+    const logMark = server.logs.mark();
     const timeoutMs = this.deps.timings.startTimeoutMs;
     try {
       const connection = await factory.connect(this.contractedSpec(server), server.logs, {
@@ -345,21 +347,15 @@ export class Fleet {
       }
       if (error instanceof GatewayError && server.lifecycle.state === "dead") throw error;
       const failure = upstreamFailure(error, "CannotStartMcpServerError");
-      server.logs.append("stderr", `[airlock] start failed: ${failure.message}`);
-      this.deps.logger.warn(
-        { mcp_server_id: server.id, error: failure.message },
-        "MCP server failed to start",
-      );
+      const failed = startFailure(server, failure.message, error, logMark);
+      server.logs.append("stderr", `${GATEWAY_NOTE_PREFIX}start failed: ${failure.message}`);
+      this.deps.logger.error({ ...failed.details, mode: server.spec.mode }, "MCP server failed to start");
       this.transition(server, {
         on: "start_failed",
         error_type: failure.type,
         max_consecutive_failures: server.spec.max_consecutive_failures,
       });
-      throw new GatewayError(
-        "CannotStartMcpServerError",
-        `Failed to start MCP server '${server.id}': ${failure.message}`,
-        { mcp_server_id: server.id },
-      );
+      throw failed.error;
     } finally {
       if (server.startAbort === abort) server.startAbort = null;
     }
@@ -368,7 +364,7 @@ export class Fleet {
   private onConnectionLost(server: ManagedServer, connection: unknown, reason: string): void {
     if (server.connection !== connection) return;
     server.connection = null;
-    server.logs.append("stderr", `[airlock] connection lost: ${reason}`);
+    server.logs.append("stderr", `${GATEWAY_NOTE_PREFIX}connection lost: ${reason}`);
     this.deps.logger.warn({ mcp_server_id: server.id, reason }, "MCP server connection lost");
     this.transition(server, { on: "crashed" });
   }
