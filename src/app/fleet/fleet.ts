@@ -12,6 +12,7 @@ import { reportUndeclared, undeclared } from "./capability-contract.js";
 import { GATEWAY_NOTE_PREFIX, type LogRing } from "./log-ring.js";
 import { ManagedServer, type ToolInfo } from "./managed-server.js";
 import { startFailure } from "./start-failure.js";
+import type { StderrForwarder } from "./stderr-forwarder.js";
 import { upstreamFailure } from "./upstream-failure.js";
 
 export interface FleetTimings {
@@ -32,6 +33,8 @@ export interface FleetDeps {
   timings: FleetTimings;
   /** `execution.default_mcp_server_concurrency`: calls at once per server without its own limit. */
   defaultServerConcurrency: number;
+  /** `logging.forward_server_stderr`: every server's stderr to the gateway's log; absent: off. */
+  stderrForwarder?: StderrForwarder | undefined;
 }
 
 /**
@@ -177,6 +180,7 @@ export class Fleet {
   private create(spec: ServerSpec): ManagedServer {
     const concurrency = spec.max_concurrency ?? this.defaultServerConcurrency;
     const server = new ManagedServer(spec, () => this.deps.clock.now(), concurrency);
+    this.deps.stderrForwarder?.attach(server);
     if (spec.predefined_tools?.length) server.setTools(spec.predefined_tools.map((t) => this.withDigest(t)));
     // A cold server blocked at birth: no event, no start accepted.
     if (this.blockedIds.has(spec.id)) this.transition(server, { on: "block" });
@@ -385,7 +389,8 @@ export class Fleet {
   /** Stops a server for good (reason `detection_enforcement:block`); later starts are refused. */
   async block(server: ManagedServer): Promise<void> {
     this.blockedIds.add(server.id);
-    await this.halt(server, { on: "block" });
+    const wasRunning = await this.halt(server, { on: "block" });
+    this.deps.logger.info({ mcp_server_id: server.id, was_running: wasRunning }, "MCP server blocked");
   }
 
   private async halt(server: ManagedServer, trigger: LifecycleTrigger): Promise<boolean> {
