@@ -7,6 +7,7 @@ import { CachedApiKeyRepository } from "../app/auth/cached-api-keys.js";
 import type { Principal } from "../app/context.js";
 import type { DiscoverySourceFactory } from "../app/discovery/discovery-deps.js";
 import { EventBus } from "../app/event-bus.js";
+import { logLifecycle } from "../app/observability/lifecycle-log.js";
 import type { Logger } from "../app/ports/logger.js";
 import type { StoreRepositories } from "../app/ports/store-repositories.js";
 import type { AppServices } from "../app/services.js";
@@ -154,6 +155,8 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
   const fleet = openFleet(config, env, { bus, clock, hasher, logger }, closers);
   const observed = openMetrics({ bus, fleet: fleet.fleet, groups: fleet.groups, clock });
   closers.opened("metrics", observed.stop);
+  const modeOf = (id: string) => fleet.fleet.get(id)?.spec.mode;
+  closers.opened("lifecycle log", logLifecycle({ bus, logger, modeOf }));
   const declared = await registerFleet(config, {
     fleet: fleet.fleet,
     groups: fleet.groups,

@@ -75,6 +75,7 @@ export function httpEdge(
     const mcp = endpoint;
     return buildHttpApp(services, {
       maxJsonDepth: config.http.max_json_depth,
+      accessLog: config.logging.access_log,
       timeouts: {
         headersS: config.http.headers_timeout_s,
         requestS: config.http.request_timeout_s,

@@ -3,6 +3,7 @@ import { RemoteUpstreamFactory } from "../adapters/upstream/remote/remote-upstre
 import { SubprocessUpstreamFactory } from "../adapters/upstream/subprocess/subprocess-upstream-factory.js";
 import type { EventBus } from "../app/event-bus.js";
 import { Fleet } from "../app/fleet/fleet.js";
+import { StderrForwarder } from "../app/fleet/stderr-forwarder.js";
 import { ToolInvoker } from "../app/fleet/tool-invoker.js";
 import { GroupService } from "../app/groups/group-service.js";
 import type { Clock } from "../app/ports/clock.js";
@@ -85,6 +86,9 @@ export function openFleet(
     random: Math.random,
     timings: { startTimeoutMs: START_TIMEOUT_MS, healthCheckTimeoutMs: HEALTH_CHECK_TIMEOUT_MS },
     defaultServerConcurrency: config.execution.default_mcp_server_concurrency,
+    stderrForwarder: config.logging.forward_server_stderr
+      ? new StderrForwarder({ logger, clock, json: config.logging.json_format })
+      : undefined,
   });
   // Registered before the fleet's own close, so it runs after it.
   closers.opened("leftover containers", () => removeLeftoverContainers(fleet, env, logger));

@@ -69,17 +69,17 @@ export class AutoRecovery {
       this.recovering.delete(id);
       return;
     }
+    // The outcome is logged by the start itself (`MCP server started`, or its failure at ERROR).
+    logger.info({ mcp_server_id: id, attempt: attempt + 1 }, "restarting MCP server after a crash");
     try {
       await fleet.start(server, true);
-      logger.info({ mcp_server_id: id, attempt: attempt + 1 }, "MCP server recovered after a crash");
       this.recovering.delete(id);
     } catch {
       if (!this.unsubscribe) return;
       if (attempt + 1 < MAX_RETRIES) return this.schedule(id, attempt + 1);
       this.recovering.delete(id);
-      if (fleet.transition(server, { on: "gave_up" })) {
-        logger.warn({ mcp_server_id: id, retries: MAX_RETRIES }, "gave up restarting MCP server");
-      }
+      // Logged as `MCP server dead` (reason `given_up`) from the event it records.
+      fleet.transition(server, { on: "gave_up" });
     }
   }
 }

@@ -9,9 +9,9 @@ const REAP_INTERVAL_MS = 1000;
 export function idleReaper(fleet: Fleet, logger: Logger): Periodic {
   return new Periodic(
     REAP_INTERVAL_MS,
+    // Each stop is logged as `MCP server stopped` (reason `idle`) from the event it records.
     async () => {
-      const stopped = await fleet.reapIdle();
-      for (const id of stopped) logger.info({ mcp_server_id: id }, "stopped idle MCP server");
+      await fleet.reapIdle();
     },
     (error) => logger.error({ err: String(error) }, "idle reaper failed"),
   );

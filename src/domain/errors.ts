@@ -31,6 +31,11 @@ export interface CatalogueEntry {
    * one such an error is -32603 Internal error naming its type.
    */
   readonly rpc?: number;
+  /**
+   * Whether a REST answer of the `internal` shape keeps the error's `details`: its message stays
+   * the generic one, and the details (written for the caller, never internals) say why.
+   */
+  readonly showsDetails?: boolean;
 }
 
 const domain = (status: number, retryable = false, extra: Partial<CatalogueEntry> = {}): CatalogueEntry => ({
@@ -95,7 +100,8 @@ export const ERROR_CATALOGUE = {
   McpServerNotHereError: domain(409, true),
   McpServerDegradedError: domain(503, true),
   ToolTimeoutError: domain(504, true),
-  CannotStartMcpServerError: internal(500, true),
+  // Its details say why a start failed: the reason, the exit, the last stderr lines (redacted).
+  CannotStartMcpServerError: { ...internal(500, true), showsDetails: true },
   TenantQuotaExceeded: domain(429, true),
   ToolAccessDeniedError: internal(403),
   // Governance refusals of a tool call: a runtime withdrawal, an interceptor validator, a suspended session.
@@ -250,6 +256,11 @@ export class GatewayError extends Error {
   /** The JSON-RPC code of this error where it is answered as a JSON-RPC error, if it has its own. */
   get rpcCode(): number | undefined {
     return (ERROR_CATALOGUE[this.type] as CatalogueEntry).rpc;
+  }
+
+  /** Whether the `internal` REST shape keeps this error's details (the catalogue's `showsDetails`). */
+  get showsDetails(): boolean {
+    return (ERROR_CATALOGUE[this.type] as CatalogueEntry).showsDetails === true;
   }
 
   /** Seconds after which a retry may succeed, when the error knows (sent as `Retry-After`). */

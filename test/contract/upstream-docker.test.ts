@@ -285,9 +285,11 @@ describe("DockerUpstreamFactory against the fake engine", () => {
   it("rejects a server that exits before initialize, keeps its stderr and removes its container", async () => {
     const sink = new MemorySink();
     const before = engine.allContainers().length;
-    await expect(factory.connect(spec("airlock-test/fails-to-start"), sink, CONNECT)).rejects.toThrow(
-      "container exited with code 1 before initialize",
-    );
+    await expect(factory.connect(spec("airlock-test/fails-to-start"), sink, CONNECT)).rejects.toMatchObject({
+      name: "UpstreamStartFailure",
+      message: "container exited with code 1 before initialize",
+      exit: { code: 1, signal: null },
+    });
     expect(sink.stderr).toContain("fatal: missing configuration, cannot start");
     const created = engine.allContainers().slice(before);
     expect(created).toHaveLength(1);

@@ -9,7 +9,7 @@ import {
 } from "../../src/adapters/upstream/subprocess/process-groups.js";
 import type { SubprocessConnection } from "../../src/adapters/upstream/subprocess/subprocess-connection.js";
 import { SubprocessUpstreamFactory } from "../../src/adapters/upstream/subprocess/subprocess-upstream-factory.js";
-import type { LogSink, UpstreamConnection } from "../../src/app/ports/upstream.js";
+import { type LogSink, type UpstreamConnection, UpstreamStartFailure } from "../../src/app/ports/upstream.js";
 import { readEnvSettings } from "../../src/config/env.js";
 import type { ServerSpec } from "../../src/domain/server/server-spec.js";
 import { isAlive } from "../support/processes.js";
@@ -239,10 +239,14 @@ describe("SubprocessUpstreamFactory", () => {
 
   it("rejects a connect to a server that exits before initialize, and keeps its stderr", async () => {
     const sink = new MemorySink();
-    await expect(factory.connect(spec([NODE, FAILS_TO_START]), sink, CONNECT)).rejects.toThrow(
-      "process exited with code 1 before initialize",
-    );
-    await vi.waitFor(() => expect(sink.lines).toContain("fatal: missing configuration, cannot start"));
+    const failure = await factory.connect(spec([NODE, FAILS_TO_START]), sink, CONNECT).catch((e) => e);
+    expect(failure).toBeInstanceOf(UpstreamStartFailure);
+    expect(failure).toMatchObject({
+      message: "process exited with code 1 before initialize",
+      exit: { code: 1, signal: null },
+    });
+    // Read before the rejection: what it wrote as it died is there for the failure to report.
+    expect(sink.lines).toContain("fatal: missing configuration, cannot start");
   });
 
   it("rejects a connect that does not initialize in time and kills what it started", async () => {

@@ -304,10 +304,22 @@ describe("lifecycle over REST", () => {
     expect(detail).toMatchObject({ state: "cold", alive: false });
   });
 
-  it("reports a server that cannot start as a start failure and keeps it dead with reason start_failed", async () => {
+  it("reports a server that cannot start as a start failure saying why, and keeps it dead with reason start_failed", async () => {
     const res = await inject("POST", "/api/mcp_servers/broken/start");
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual(generic500("CannotStartMcpServerError"));
+    expect(res.json()).toEqual({
+      error: {
+        code: "CannotStartMcpServerError",
+        message: "An internal server error occurred.",
+        details: {
+          mcp_server_id: "broken",
+          reason: "process exited with code 1 before initialize",
+          exit_code: 1,
+          signal: null,
+          stderr: ["fatal: missing configuration, cannot start"],
+        },
+      },
+    });
     expect(res.body).not.toContain("fails-to-start");
     const detail = (await inject("GET", "/api/mcp_servers/broken")).json();
     expect(detail.state).toBe("dead");
@@ -428,7 +440,13 @@ describe("blocking", () => {
     expect(detail).toMatchObject({ state: "cold", alive: false });
     const start = await inject("POST", "/api/mcp_servers/doomed/start");
     expect(start.statusCode).toBe(500);
-    expect(start.json()).toEqual(generic500("CannotStartMcpServerError"));
+    expect(start.json()).toEqual({
+      error: {
+        code: "CannotStartMcpServerError",
+        message: "An internal server error occurred.",
+        details: { mcp_server_id: "doomed" },
+      },
+    });
     await inject("DELETE", "/api/mcp_servers/doomed");
   });
 });

@@ -9,8 +9,10 @@ import type { Hasher } from "../ports/hasher.js";
 import type { Logger } from "../ports/logger.js";
 import type { UpstreamFactory, UpstreamPeer } from "../ports/upstream.js";
 import { reportUndeclared, undeclared } from "./capability-contract.js";
-import type { LogRing } from "./log-ring.js";
+import { GATEWAY_NOTE_PREFIX, type LogRing } from "./log-ring.js";
 import { ManagedServer, type ToolInfo } from "./managed-server.js";
+import { startFailure } from "./start-failure.js";
+import type { StderrForwarder } from "./stderr-forwarder.js";
 import { upstreamFailure } from "./upstream-failure.js";
 
 export interface FleetTimings {
@@ -31,6 +33,8 @@ export interface FleetDeps {
   timings: FleetTimings;
   /** `execution.default_mcp_server_concurrency`: calls at once per server without its own limit. */
   defaultServerConcurrency: number;
+  /** `logging.forward_server_stderr`: every server's stderr to the gateway's log; absent: off. */
+  stderrForwarder?: StderrForwarder | undefined;
 }
 
 /**
@@ -176,6 +180,7 @@ export class Fleet {
   private create(spec: ServerSpec): ManagedServer {
     const concurrency = spec.max_concurrency ?? this.defaultServerConcurrency;
     const server = new ManagedServer(spec, () => this.deps.clock.now(), concurrency);
+    this.deps.stderrForwarder?.attach(server);
     if (spec.predefined_tools?.length) server.setTools(spec.predefined_tools.map((t) => this.withDigest(t)));
     // A cold server blocked at birth: no event, no start accepted.
     if (this.blockedIds.has(spec.id)) this.transition(server, { on: "block" });
@@ -293,6 +298,7 @@ export class Fleet {
     server.startAbort = abort;
     await previous?.close().catch(() => undefined);
     const began = this.deps.clock.monotonic();
+    const logMark = server.logs.mark();
     const timeoutMs = this.deps.timings.startTimeoutMs;
     try {
       const connection = await factory.connect(this.contractedSpec(server), server.logs, {
@@ -345,21 +351,15 @@ export class Fleet {
       }
       if (error instanceof GatewayError && server.lifecycle.state === "dead") throw error;
       const failure = upstreamFailure(error, "CannotStartMcpServerError");
-      server.logs.append("stderr", `[airlock] start failed: ${failure.message}`);
-      this.deps.logger.warn(
-        { mcp_server_id: server.id, error: failure.message },
-        "MCP server failed to start",
-      );
+      const failed = startFailure(server, failure.message, error, logMark);
+      server.logs.append("stderr", `${GATEWAY_NOTE_PREFIX}start failed: ${failure.message}`);
+      this.deps.logger.error({ ...failed.details, mode: server.spec.mode }, "MCP server failed to start");
       this.transition(server, {
         on: "start_failed",
         error_type: failure.type,
         max_consecutive_failures: server.spec.max_consecutive_failures,
       });
-      throw new GatewayError(
-        "CannotStartMcpServerError",
-        `Failed to start MCP server '${server.id}': ${failure.message}`,
-        { mcp_server_id: server.id },
-      );
+      throw failed.error;
     } finally {
       if (server.startAbort === abort) server.startAbort = null;
     }
@@ -368,7 +368,7 @@ export class Fleet {
   private onConnectionLost(server: ManagedServer, connection: unknown, reason: string): void {
     if (server.connection !== connection) return;
     server.connection = null;
-    server.logs.append("stderr", `[airlock] connection lost: ${reason}`);
+    server.logs.append("stderr", `${GATEWAY_NOTE_PREFIX}connection lost: ${reason}`);
     this.deps.logger.warn({ mcp_server_id: server.id, reason }, "MCP server connection lost");
     this.transition(server, { on: "crashed" });
   }
@@ -389,7 +389,8 @@ export class Fleet {
   /** Stops a server for good (reason `detection_enforcement:block`); later starts are refused. */
   async block(server: ManagedServer): Promise<void> {
     this.blockedIds.add(server.id);
-    await this.halt(server, { on: "block" });
+    const wasRunning = await this.halt(server, { on: "block" });
+    this.deps.logger.info({ mcp_server_id: server.id, was_running: wasRunning }, "MCP server blocked");
   }
 
   private async halt(server: ManagedServer, trigger: LifecycleTrigger): Promise<boolean> {

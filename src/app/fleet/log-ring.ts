@@ -1,5 +1,8 @@
 import type { LogSink } from "../ports/upstream.js";
 
+/** Starts a line the gateway writes into a server's log (a failed start, a lost connection). */
+export const GATEWAY_NOTE_PREFIX = "[airlock] ";
+
 export interface LogLine {
   stream: "stderr" | "stdout";
   content: string;
@@ -14,6 +17,8 @@ export interface LogLine {
 export class LogRing implements LogSink {
   private readonly lines: LogLine[] = [];
   private start = 0;
+  /** Lines appended since the ring was made, kept or not: marks a point to read from (`since`). */
+  private appended = 0;
   private readonly watchers = new Set<(line: LogLine) => void>();
 
   constructor(
@@ -34,7 +39,18 @@ export class LogRing implements LogSink {
       this.lines[this.start] = entry;
       this.start = (this.start + 1) % this.capacity;
     }
+    this.appended++;
     for (const watcher of this.watchers) watcher(entry);
+  }
+
+  /** A mark of the ring's position now, for {@link since}. */
+  mark(): number {
+    return this.appended;
+  }
+
+  /** The lines appended after `mark` that the ring still holds, oldest first. */
+  since(mark: number): LogLine[] {
+    return this.tail(Math.min(this.appended - mark, this.lines.length));
   }
 
   /**

@@ -108,6 +108,29 @@ export interface UpstreamConnection {
   onClosed(listener: (reason: string) => void): void;
 }
 
+/** How a server's process (or container) ended, when a start failed because it did. */
+export interface ProcessExit {
+  /** The exit code; null when a signal ended it. */
+  readonly code: number | null;
+  /** The signal that ended it (`SIGKILL`); null when it exited by itself. */
+  readonly signal: string | null;
+}
+
+/**
+ * What a factory's `connect` rejects with when the server's process or container ended before
+ * `initialize` completed: the message is safe to show, `exit` says how it ended.
+ */
+export class UpstreamStartFailure extends Error {
+  override readonly name = "UpstreamStartFailure";
+
+  constructor(
+    message: string,
+    readonly exit: ProcessExit,
+  ) {
+    super(message);
+  }
+}
+
 /** Receives lines a server writes outside the protocol (stderr of a child process). */
 export interface LogSink {
   append(stream: "stderr" | "stdout", line: string): void;

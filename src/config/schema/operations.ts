@@ -39,6 +39,10 @@ export const loggingSchema = section({
     .default("INFO"),
   json_format: bool().default(false),
   file: nonBlank("must be a non-empty path").optional(),
+  /** Each stderr line of a child server also to the gateway's log (INFO, labelled, rate-bounded). */
+  forward_server_stderr: bool().default(false),
+  /** One line per HTTP request after its response (method, route, status, duration, principal). */
+  access_log: bool().default(false),
 });
 
 /**

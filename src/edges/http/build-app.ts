@@ -5,6 +5,7 @@ import { consoleOidcRoutes, type OidcRouteOptions } from "./console/oidc-routes.
 import { type ConsoleSessionOptions, consoleSessionRoutes } from "./console/session-routes.js";
 import { type ConsoleStaticOptions, consoleStaticRoutes } from "./console/static-routes.js";
 import { type BrowserGuardOptions, createBrowserGuard } from "./origin-policy.js";
+import { registerAccessLog } from "./plugins/access-log.js";
 import { type HttpAuthentication, registerAuthentication } from "./plugins/authentication.js";
 import { registerCollectionRedirects } from "./plugins/collection-redirects.js";
 import {
@@ -33,6 +34,8 @@ export interface HttpEdgeOptions {
   /** Socket timeouts against slow or idle clients; absent, Node's and fastify's defaults. */
   timeouts?: HttpTimeouts;
   logger?: FastifyServerOptions["logger"];
+  /** `logging.access_log`: one log line per request after its response. */
+  accessLog?: boolean;
   readinessChecks?: readonly ReadinessCheck[];
   /** Mounts the MCP endpoint (`/mcp`) on the instance; supplied by the composition. */
   mountMcp?: (app: FastifyInstance) => void | Promise<void>;
@@ -102,6 +105,7 @@ export async function buildHttpApp(
     ...(options.timeouts && serverTimeouts(options.timeouts)),
   });
   registerErrorHandling(app, services.logger);
+  if (options.accessLog) registerAccessLog(app, services.logger);
   registerJsonBody(app, options.maxJsonDepth);
   if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
   registerRequestMetrics(app, services);

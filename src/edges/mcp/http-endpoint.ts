@@ -589,11 +589,14 @@ export class McpHttpEndpoint {
       sendAuthenticationFailure(reply, outcome, auth);
       return null;
     }
-    return {
+    const caller: Caller = {
       principal: outcome.principal,
       authenticated: outcome.authenticated,
       clientAddress: outcome.clientAddress,
     };
+    // Where the REST routes keep it: the access log names the principal of every request.
+    request.caller = caller;
+    return caller;
   }
 
   private sweepIdle(): void {

@@ -2,11 +2,12 @@ import { resolve } from "node:path";
 import type { Duplex } from "node:stream";
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type Docker from "dockerode";
-import type {
-  ConnectOptions,
-  LogSink,
-  UpstreamConnection,
-  UpstreamFactory,
+import {
+  type ConnectOptions,
+  type LogSink,
+  type UpstreamConnection,
+  type UpstreamFactory,
+  UpstreamStartFailure,
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
@@ -136,11 +137,13 @@ export class DockerUpstreamFactory implements UpstreamFactory {
         : error instanceof StatelessRefused
           ? error.message
           : connectFailure(error, failure, this.runtime);
+      const exit = deadline.abandoned ? undefined : transport?.exitStatus;
       if (transport) await transport.close();
       else {
         stream?.destroy();
         await container?.dispose();
       }
+      if (exit && "code" in exit) throw new UpstreamStartFailure(message, { code: exit.code, signal: null });
       throw new Error(message);
     } finally {
       deadline.dispose();

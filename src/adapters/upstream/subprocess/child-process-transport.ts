@@ -29,8 +29,9 @@ export const DEFAULT_STOP_TIMING: StopTiming = { stdinGraceMs: 1_000, termGraceM
 const SIGKILL_WAIT_MS = 5_000;
 
 /**
- * After the child exited, how long stdout may still deliver what it wrote just before dying (its
- * last response). Bounded because a descendant that left the group may keep the pipe open.
+ * After the child exited, how long stdout and stderr may still deliver what it wrote just before
+ * dying (its last response, the error it died of). Bounded because a descendant that left the
+ * group may keep a pipe open.
  */
 const STDOUT_DRAIN_MS = 200;
 
@@ -101,6 +102,8 @@ export class ChildProcessTransport implements Transport {
   private readonly exited: Promise<void>;
   private resolveStdoutClosed: () => void = () => {};
   private readonly stdoutClosed: Promise<void>;
+  private resolveStderrClosed: () => void = () => {};
+  private readonly stderrClosed: Promise<void>;
 
   constructor(private readonly options: ChildProcessTransportOptions) {
     this.reader = new StdioMessageReader({
@@ -118,6 +121,9 @@ export class ChildProcessTransport implements Transport {
     });
     this.stdoutClosed = new Promise((resolve) => {
       this.resolveStdoutClosed = resolve;
+    });
+    this.stderrClosed = new Promise((resolve) => {
+      this.resolveStderrClosed = resolve;
     });
   }
 
@@ -214,6 +220,7 @@ export class ChildProcessTransport implements Transport {
     const splitter = new LineSplitter((line) => this.options.logs.append("stderr", line));
     child.stderr.on("data", (chunk: Buffer) => splitter.push(chunk));
     child.stderr.on("end", () => splitter.end());
+    child.stderr.on("close", () => this.resolveStderrClosed());
     child.stderr.on("error", () => {});
   }
 
@@ -232,7 +239,9 @@ export class ChildProcessTransport implements Transport {
       unregisterProcessGroup(child.pid);
     }
     this.resolveExited();
-    void within(this.stdoutClosed, STDOUT_DRAIN_MS).then(() => this.finish());
+    void within(Promise.all([this.stdoutClosed, this.stderrClosed]), STDOUT_DRAIN_MS).then(() =>
+      this.finish(),
+    );
   }
 
   /** The connection broke while the child lives: stop it the normal way, remembering why. */

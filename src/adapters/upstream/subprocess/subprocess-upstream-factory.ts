@@ -1,10 +1,11 @@
 import { stat } from "node:fs/promises";
 import { type Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import type {
-  ConnectOptions,
-  LogSink,
-  UpstreamConnection,
-  UpstreamFactory,
+import {
+  type ConnectOptions,
+  type LogSink,
+  type UpstreamConnection,
+  type UpstreamFactory,
+  UpstreamStartFailure,
 } from "../../../app/ports/upstream.js";
 import type { ServerSpec } from "../../../domain/server/server-spec.js";
 import { ABANDONED_MESSAGE, ConnectDeadline } from "../session/connect-deadline.js";
@@ -80,7 +81,10 @@ export class SubprocessUpstreamFactory implements UpstreamFactory {
           : error instanceof StatelessRefused
             ? error.message
             : connectFailure(error, transport, deadline.timedOut, options.timeoutMs);
+      // Read before the close: an exit the stop sequence caused says nothing of the server.
+      const exit = spawnError || deadline.abandoned ? undefined : transport.exitStatus;
       await transport.close();
+      if (exit) throw new UpstreamStartFailure(message, exit);
       throw new Error(message);
     } finally {
       deadline.dispose();

@@ -39,7 +39,13 @@ export function restAnswer(error: unknown): RestAnswer {
       return {
         status: 500,
         headers: {},
-        body: { error: { code: error.type, message: INTERNAL_ERROR_MESSAGE, details: null } },
+        body: {
+          error: {
+            code: error.type,
+            message: INTERNAL_ERROR_MESSAGE,
+            details: error.showsDetails ? error.details : null,
+          },
+        },
       };
     case "flat":
       return {
