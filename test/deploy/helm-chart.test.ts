@@ -282,6 +282,80 @@ describe("helm chart", () => {
     );
   });
 
+  describe("validates config against the configuration's JSON Schema", () => {
+    it("refuses a bad value, an unknown key and a misspelt mode, naming each field", () => {
+      expect(templateFailure("--set", "config.logging.level=LOUD")).toContain("at '/config/logging/level'");
+      expect(
+        templateFailure(
+          "--set",
+          "config.mcp_servers.a.command[0]=x",
+          "--set",
+          "config.mcp_servers.a.idle_ttl_s=0",
+        ),
+      ).toMatch(/at '\/config\/mcp_servers\/a\/idle_ttl_s': minimum/);
+      expect(templateFailure("--set", "config.loging.level=INFO")).toContain(
+        "additional properties 'loging' not allowed",
+      );
+      expect(templateFailure("--set", "config.mcp_servers.r.mode=remot")).toContain(
+        "at '/config/mcp_servers/r/mode'",
+      );
+    });
+
+    it("accepts environment references where a number or an enum is expected", () => {
+      const ref = (name: string) => `$${"{"}${name}}`;
+      const objects = template(
+        "--set-string",
+        `config.logging.level=${ref("LOG_LEVEL")}`,
+        "--set-string",
+        `config.http.graceful_shutdown_timeout_s=${ref("DRAIN_S")}`,
+      );
+      const config = parseYaml(find(objects, "ConfigMap").data?.["config.yaml"] ?? "");
+      expect(config.logging.level).toBe(ref("LOG_LEVEL"));
+      expect(config.http.graceful_shutdown_timeout_s).toBe(ref("DRAIN_S"));
+    });
+
+    const fixtures = (folder: string, names: string[]) =>
+      names.map((name) => join("test/fixtures/config", folder, `${name}.yaml`));
+    /** Files `config check` accepts (some with warnings): the schema accepts them too. */
+    const accepted = [
+      ...fixtures("valid", [
+        "empty",
+        "minimal",
+        "full",
+        "coordination",
+        "coordination-defaults",
+        "group-without-members",
+        "yaml-anchors",
+      ]),
+      ...fixtures("warnings", [
+        "coordination-renew-interval",
+        "deprecated-values",
+        "group-strategy-fallback",
+        "ignored-keys",
+        "insecure-issuer",
+      ]),
+      "config.yaml",
+    ];
+    /** Files with unknown keys that `config check` refuses: so does the schema. */
+    const refused = fixtures("warnings", ["unknown-keys", "extension-keys", "builtin-names"]);
+
+    function schemaVerdict(file: string): string {
+      const dir = mkdtempSync(join(tmpdir(), "airlock-chart-"));
+      const values = join(dir, "values.yaml");
+      const document = parseYaml(readFileSync(resolve(file), "utf8"), { merge: true }) ?? {};
+      writeFileSync(values, JSON.stringify({ config: document, exampleServers: { enabled: false } }));
+      return runHelm(helm, ["template", "rel", CHART, "-f", values]).stderr;
+    }
+
+    it.each(accepted)("accepts %s, which config check accepts", (file) => {
+      expect(schemaVerdict(file)).not.toContain("values don't meet the specifications of the schema");
+    });
+
+    it.each(refused)("refuses %s, whose unknown keys config check refuses", (file) => {
+      expect(schemaVerdict(file)).toContain("values don't meet the specifications of the schema");
+    });
+  });
+
   it("stops the old pod before the new one opens a SQLite file on a claim", () => {
     const objects = template("--set", "dataVolume.existingClaim=airlock-data");
     for (const object of objects) validateObject(object);
