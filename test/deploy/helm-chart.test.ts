@@ -92,8 +92,8 @@ const SECRET_ENV = {
 };
 
 describe("helm chart", () => {
-  it("passes helm lint with the default values and with the multi-replica values", () => {
-    for (const args of [[], ["-f", MULTI_REPLICA]]) {
+  it("passes helm lint with the default values, the multi-replica values and a claim for SQLite", () => {
+    for (const args of [[], ["-f", MULTI_REPLICA], ["--set", "persistence.enabled=true"]]) {
       const result = runHelm(helm, ["lint", "--strict", CHART, ...args]);
       expect(result.stdout + result.stderr).toContain("0 chart(s) failed");
       expect(result.code).toBe(0);
@@ -120,7 +120,9 @@ describe("helm chart", () => {
       kinds: [
         "ConfigMap",
         "Deployment",
+        "HTTPRoute",
         "HorizontalPodAutoscaler",
+        "Ingress",
         "NetworkPolicy",
         "Pod",
         "PodDisruptionBudget",
@@ -356,6 +358,200 @@ describe("helm chart", () => {
     });
   });
 
+  describe("scheduling", () => {
+    const podSpec = (...args: string[]): Any =>
+      (find(template(...args), "Deployment").spec as Any).template.spec;
+    const selector = { "app.kubernetes.io/name": "airlock", "app.kubernetes.io/instance": "rel" };
+
+    it("prefers one pod per node and spreads pods over zones without blocking, by default", () => {
+      const spec = podSpec();
+      expect(spec.affinity).toEqual({
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 100,
+              podAffinityTerm: {
+                topologyKey: "kubernetes.io/hostname",
+                labelSelector: { matchLabels: selector },
+              },
+            },
+          ],
+        },
+      });
+      expect(spec.topologySpreadConstraints).toEqual([
+        {
+          maxSkew: 1,
+          topologyKey: "topology.kubernetes.io/zone",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: selector },
+        },
+      ]);
+    });
+
+    it("turns each default off, or replaces it with affinity and constraints written in full", () => {
+      const off = podSpec("--set", "podAntiAffinity.enabled=false", "--set", "topologySpread.enabled=false");
+      expect(off.affinity).toBeUndefined();
+      expect(off.topologySpreadConstraints).toBeUndefined();
+      const written = podSpec(
+        "-f",
+        MULTI_REPLICA,
+        "--set",
+        "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool",
+        "--set",
+        "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
+      );
+      expect(Object.keys(written.affinity)).toEqual(["nodeAffinity"]);
+      expect(written.topologySpreadConstraints.map((c: Any) => c.topologyKey)).toEqual([
+        "kubernetes.io/hostname",
+      ]);
+    });
+
+    it("refuses a spread that is neither ScheduleAnyway nor DoNotSchedule", () => {
+      expect(templateFailure("--set", "topologySpread.whenUnsatisfiable=Sometimes")).toContain(
+        "at '/topologySpread/whenUnsatisfiable'",
+      );
+    });
+  });
+
+  describe("ingress and HTTPRoute", () => {
+    it("renders an Ingress to the Service with no stream timeout under an hour and no buffering", () => {
+      const objects = template("-f", MULTI_REPLICA);
+      const ingress: Any = find(objects, "Ingress");
+      expect(ingress.metadata.annotations).toEqual({
+        "nginx.ingress.kubernetes.io/proxy-read-timeout": "3600",
+        "nginx.ingress.kubernetes.io/proxy-send-timeout": "3600",
+        "nginx.ingress.kubernetes.io/proxy-buffering": "off",
+      });
+      expect(ingress.spec.ingressClassName).toBe("nginx");
+      expect(ingress.spec.tls).toEqual([{ secretName: "airlock-tls", hosts: ["airlock.example.com"] }]);
+      expect(ingress.spec.rules).toEqual([
+        {
+          host: "airlock.example.com",
+          http: {
+            paths: [
+              {
+                path: "/",
+                pathType: "Prefix",
+                backend: { service: { name: "rel-airlock", port: { name: "http" } } },
+              },
+            ],
+          },
+        },
+      ]);
+    });
+
+    it("lets annotations of its own override the stream ones, or drops them for another controller", () => {
+      const own: Any = find(
+        template(
+          "--set",
+          "ingress.enabled=true",
+          "--set-string",
+          "ingress.annotations.nginx\\.ingress\\.kubernetes\\.io/proxy-read-timeout=600",
+        ),
+        "Ingress",
+      );
+      expect(own.metadata.annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"]).toBe("600");
+      expect(own.spec.rules).toEqual([
+        {
+          http: {
+            paths: [
+              {
+                path: "/",
+                pathType: "Prefix",
+                backend: { service: { name: "rel-airlock", port: { name: "http" } } },
+              },
+            ],
+          },
+        },
+      ]);
+      const bare: Any = find(
+        template("--set", "ingress.enabled=true", "--set", "ingress.streamAnnotations=null"),
+        "Ingress",
+      );
+      expect(bare.metadata.annotations).toBeUndefined();
+    });
+
+    it("renders an HTTPRoute whose request timeouts are off, so streams are not cut", () => {
+      const route: Any = find(template("-f", MULTI_REPLICA), "HTTPRoute");
+      expect(route.spec.parentRefs).toEqual([{ name: "public", namespace: "gateways" }]);
+      expect(route.spec.hostnames).toEqual(["airlock.example.com"]);
+      expect(route.spec.rules).toEqual([
+        {
+          matches: [{ path: { type: "PathPrefix", value: "/" } }],
+          backendRefs: [{ name: "rel-airlock", port: 8080 }],
+          timeouts: { request: "0s", backendRequest: "0s" },
+        },
+      ]);
+    });
+
+    it("refuses an HTTPRoute without a parent Gateway and a timeout that is not a duration", () => {
+      expect(templateFailure("--set", "httpRoute.enabled=true")).toContain(
+        "httpRoute.enabled needs httpRoute.parentRefs",
+      );
+      expect(templateFailure("--set", "httpRoute.timeouts.request=forever")).toContain(
+        "at '/httpRoute/timeouts/request'",
+      );
+    });
+  });
+
+  describe("a claim for SQLite", () => {
+    it("creates a PersistentVolumeClaim mounted at /app/data and stops the old pod before the new one starts", () => {
+      const objects = template(
+        "--set",
+        "persistence.enabled=true",
+        "--set",
+        "persistence.size=5Gi",
+        "--set",
+        "persistence.storageClass=fast",
+      );
+      for (const object of objects) validateObject(object);
+      const claim: Any = find(objects, "PersistentVolumeClaim", "rel-airlock-data");
+      expect(claim.spec).toEqual({
+        accessModes: ["ReadWriteOnce"],
+        storageClassName: "fast",
+        resources: { requests: { storage: "5Gi" } },
+      });
+      const spec: Any = find(objects, "Deployment").spec;
+      expect(spec.strategy).toEqual({ type: "Recreate" });
+      const data = spec.template.spec.volumes.find((v: Any) => v.name === "data");
+      expect(data).toEqual({ name: "data", persistentVolumeClaim: { claimName: "rel-airlock-data" } });
+      const mount = spec.template.spec.containers[0].volumeMounts.find((m: Any) => m.name === "data");
+      expect(mount.mountPath).toBe("/app/data");
+    });
+
+    it("asks for no storage class with -, and the default class when empty", () => {
+      const none: Any = find(
+        template("--set", "persistence.enabled=true", "--set", "persistence.storageClass=-"),
+        "PersistentVolumeClaim",
+        "rel-airlock-data",
+      );
+      expect(none.spec.storageClassName).toBe("");
+      const byDefault: Any = find(
+        template("--set", "persistence.enabled=true"),
+        "PersistentVolumeClaim",
+        "rel-airlock-data",
+      );
+      expect(byDefault.spec).not.toHaveProperty("storageClassName");
+    });
+
+    it("refuses a claim with more than one replica, with PostgreSQL, or beside an existing claim", () => {
+      expect(templateFailure("--set", "persistence.enabled=true", "--set", "replicaCount=2")).toContain(
+        "replicaCount=2 needs config.persistence.backend: postgresql",
+      );
+      expect(
+        templateFailure(
+          "--set",
+          "persistence.enabled=true",
+          "--set",
+          "config.persistence.backend=postgresql",
+        ),
+      ).toContain("persistence.enabled keeps SQLite files");
+      expect(
+        templateFailure("--set", "persistence.enabled=true", "--set", "dataVolume.existingClaim=mine"),
+      ).toContain("persistence.enabled and dataVolume.existingClaim both name the data volume");
+    });
+  });
+
   it("stops the old pod before the new one opens a SQLite file on a claim", () => {
     const objects = template("--set", "dataVolume.existingClaim=airlock-data");
     for (const object of objects) validateObject(object);
@@ -487,6 +683,7 @@ const WHOLE = new Set([
   "securityContext",
   "secrets.oidc.items",
   "grafanaDashboard.labels",
+  "ingress.streamAnnotations",
 ]);
 
 /** Dotted paths of the values' leaves, stopping at the values documented as a whole. */
