@@ -31,6 +31,18 @@ export const REFERENCE_SCHEMA: JsonSchema = {
   description: "a ${NAME} reference, filled in from the environment when the configuration is rendered",
 };
 
+/**
+ * zod leaves out, in input mode, the default of a value that a transform reads (`logging.level`,
+ * a group's `strategy`): it is an output value. Ours are also valid input, and editors show them.
+ */
+function restoreDefault(zodSchema: unknown, jsonSchema: JsonSchema): void {
+  const def = (zodSchema as { _zod?: { def?: { type?: string; defaultValue?: unknown } } })._zod?.def;
+  if (def?.type !== "default" || "default" in jsonSchema) return;
+  const value = def.defaultValue;
+  if (value === undefined || typeof value === "function") return;
+  jsonSchema.default = JSON.parse(JSON.stringify(value));
+}
+
 function render(schema: z.ZodType): JsonSchema {
   const json = z.toJSONSchema(schema, {
     target: "draft-07",
@@ -38,6 +50,7 @@ function render(schema: z.ZodType): JsonSchema {
     // A transform or custom check has no JSON form: it accepts anything rather than failing.
     unrepresentable: "any",
     override: ({ zodSchema, jsonSchema }) => {
+      restoreDefault(zodSchema, jsonSchema);
       const replacement =
         zodSchema === mcpServersSchema
           ? mcpServersJsonSchema(render)
