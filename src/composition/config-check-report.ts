@@ -100,9 +100,7 @@ export function describeIssue(issue: ConfigIssue, source: SourceText): ReportedI
   return {
     ...issue,
     ...(value === undefined ? {} : { value }),
-    ...(suggestion === undefined || issue.message.includes(`did you mean ${suggestion}`)
-      ? {}
-      : { suggestion }),
+    ...(suggestion === undefined ? {} : { suggestion }),
   };
 }
 
@@ -144,7 +142,10 @@ function showValue(value: unknown): string {
 function details(issue: ReportedIssue): string {
   const parts = [
     ...(issue.value === undefined ? [] : [`got ${showValue(issue.value)}`]),
-    ...(issue.suggestion === undefined ? [] : [`did you mean ${issue.suggestion}?`]),
+    // The loader's own hint (top-level sections) already names it.
+    ...(issue.suggestion === undefined || issue.message.includes(`did you mean ${issue.suggestion}?`)
+      ? []
+      : [`did you mean ${issue.suggestion}?`]),
   ];
   return parts.length === 0 ? "" : ` (${parts.join("; ")})`;
 }

@@ -246,6 +246,16 @@ auth: {oidc: {isuer: x}}
     expect(result.stderr).toContain(
       "  logging.levl: unknown key; refused in strict mode (did you mean level?)\n",
     );
+    // A misspelt section: the loader's hint, printed once.
+    const section = runCli([
+      "config",
+      "check",
+      "--config",
+      writeTempConfig(`${fleetYaml()}\nloging: {level: INFO}\n`),
+    ]);
+    expect(section.stderr).toContain(
+      "  loging: unknown key (did you mean logging?); refused in strict mode\n",
+    );
     expect(result.stderr).toContain(
       "warning: auth.oidc.isuer: unknown key; ignored (did you mean issuer?) (unknown_nested_config_key)\n",
     );
@@ -309,6 +319,16 @@ describe("airlock config schema", () => {
     const result = runCli(["config", "schema"]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(JSON.parse(readFileSync("docs/config.schema.json", "utf8")));
+  });
+
+  it("prints the chart's variant, where a scalar may be an environment reference, with --allow-references", () => {
+    const result = runCli(["config", "schema", "--allow-references"]);
+    expect(result.code).toBe(0);
+    const level = JSON.parse(result.stdout).properties.logging.properties.level;
+    expect(level.default).toBe("INFO");
+    expect(level.anyOf.map((branch: { pattern?: string }) => branch.pattern)).toContain(
+      "\\$\\{[A-Z_][A-Z0-9_]*\\}",
+    );
   });
 });
 
