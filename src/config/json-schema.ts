@@ -105,7 +105,9 @@ function isComposite(schema: JsonSchema): boolean {
 /** A scalar rule that a `${NAME}` string would break: a non-string type, an enum, a pattern. */
 function constrainsScalar(schema: JsonSchema): boolean {
   if (isComposite(schema)) return false;
-  if (schema.enum !== undefined || schema.const !== undefined || schema.anyOf !== undefined) return true;
+  if (Array.isArray(schema.anyOf))
+    return (schema.anyOf as JsonSchema[]).every((branch) => !isComposite(branch));
+  if (schema.enum !== undefined || schema.const !== undefined) return true;
   if (schema.pattern !== undefined) return true;
   return schema.type !== undefined && schema.type !== "string";
 }
