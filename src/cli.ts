@@ -60,13 +60,30 @@ const config = program.command("config").description("work with the configuratio
 config
   .command("check")
   .description(
-    "validate the configuration file strictly (unknown keys are errors); exit 0 when valid, 1 otherwise",
+    "validate the configuration file strictly (unknown keys are errors); exit 0 when valid, 1 when invalid, 2 when the file cannot be read",
   )
   .option("-c, --config <file>", "configuration file")
+  .addOption(
+    new Option("--format <format>", "text (problems on stderr) or json (one report on stdout)")
+      .choices(["text", "json"])
+      .default("text"),
+  )
   .action(async (options) => {
     const globals = program.opts<{ config?: string }>();
     const { runConfigCheck } = await import("./composition/config-check.js");
-    process.exitCode = runConfigCheck(options.config ?? globals.config);
+    process.exitCode = runConfigCheck(options.config ?? globals.config, options.format);
+  });
+
+config
+  .command("schema")
+  .description("print the JSON Schema (draft-07) of the configuration file, for editors and validators")
+  .option(
+    "--allow-references",
+    "also accept a reference to an environment variable for any scalar (the Helm chart's template)",
+  )
+  .action(async (options) => {
+    const { runConfigSchema } = await import("./composition/config-schema.js");
+    process.exitCode = runConfigSchema({ references: options.allowReferences === true });
   });
 
 const auth = program.command("auth").description("manage authentication");

@@ -3,6 +3,7 @@
  * a stable code. Also turns zod issues into warnings (with the repair the loader applies) or
  * refusals.
  */
+import { distance } from "fastest-levenshtein";
 import type * as z from "zod";
 import type { WarningFix, WarningParams } from "./schema/primitives.js";
 import { TOP_LEVEL_KEYS } from "./schema.js";
@@ -56,22 +57,6 @@ export interface ClassifiedIssues {
   readonly errors: ConfigIssue[];
   readonly warnings: ConfigIssue[];
   readonly fixes: RawFix[];
-}
-
-/** Edit distance, for "did you mean" hints on misspelt section names. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(
-        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** Misspellings this close to a section name are named in the message. */

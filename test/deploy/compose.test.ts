@@ -131,6 +131,31 @@ describe("container image", () => {
     expect(healthcheck).toContain("/health/live");
   });
 
+  it("labels the runtime image with the OCI annotations, version, revision, source and date from build args", () => {
+    const runtime = instructions.slice(instructions.findIndex((line) => / AS runtime$/.test(line)));
+    const label = runtime.find((line) => line.startsWith("LABEL "));
+    const labels = Object.fromEntries(
+      [...(label ?? "").matchAll(/(org\.opencontainers\.image\.[a-z]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    const arg = (name: string) => `$${"{"}${name}}`;
+    expect(labels).toEqual({
+      "org.opencontainers.image.title": "airlock",
+      "org.opencontainers.image.description": expect.stringContaining("MCP gateway"),
+      "org.opencontainers.image.version": arg("VERSION"),
+      "org.opencontainers.image.revision": arg("REVISION"),
+      "org.opencontainers.image.created": arg("CREATED"),
+      "org.opencontainers.image.source": arg("SOURCE"),
+      "org.opencontainers.image.licenses": JSON.parse(readFileSync(resolve("package.json"), "utf8")).license,
+    });
+    // Each argument is declared in the runtime stage, before the label reads it.
+    const labelAt = runtime.indexOf(label ?? "");
+    for (const name of ["VERSION", "REVISION", "CREATED", "SOURCE"]) {
+      const declared = runtime.findIndex((line) => line.startsWith(`ARG ${name}=`));
+      expect(declared, name).toBeGreaterThanOrEqual(0);
+      expect(declared, name).toBeLessThan(labelAt);
+    }
+  });
+
   it("runs as a numeric non-root user", () => {
     const users = instructions.filter((line) => line.startsWith("USER "));
     expect(users).toEqual(["USER 10001:10001"]);

@@ -92,8 +92,8 @@ const SECRET_ENV = {
 };
 
 describe("helm chart", () => {
-  it("passes helm lint with the default values and with the multi-replica values", () => {
-    for (const args of [[], ["-f", MULTI_REPLICA]]) {
+  it("passes helm lint with the default values, the multi-replica values and a claim for SQLite", () => {
+    for (const args of [[], ["-f", MULTI_REPLICA], ["--set", "persistence.enabled=true"]]) {
       const result = runHelm(helm, ["lint", "--strict", CHART, ...args]);
       expect(result.stdout + result.stderr).toContain("0 chart(s) failed");
       expect(result.code).toBe(0);
@@ -120,7 +120,9 @@ describe("helm chart", () => {
       kinds: [
         "ConfigMap",
         "Deployment",
+        "HTTPRoute",
         "HorizontalPodAutoscaler",
+        "Ingress",
         "NetworkPolicy",
         "Pod",
         "PodDisruptionBudget",
@@ -282,6 +284,274 @@ describe("helm chart", () => {
     );
   });
 
+  describe("validates config against the configuration's JSON Schema", () => {
+    it("refuses a bad value, an unknown key and a misspelt mode, naming each field", () => {
+      expect(templateFailure("--set", "config.logging.level=LOUD")).toContain("at '/config/logging/level'");
+      expect(
+        templateFailure(
+          "--set",
+          "config.mcp_servers.a.command[0]=x",
+          "--set",
+          "config.mcp_servers.a.idle_ttl_s=0",
+        ),
+      ).toMatch(/at '\/config\/mcp_servers\/a\/idle_ttl_s': minimum/);
+      expect(templateFailure("--set", "config.loging.level=INFO")).toContain(
+        "additional properties 'loging' not allowed",
+      );
+      expect(templateFailure("--set", "config.mcp_servers.r.mode=remot")).toContain(
+        "at '/config/mcp_servers/r/mode'",
+      );
+    });
+
+    it("accepts environment references where a number or an enum is expected", () => {
+      const ref = (name: string) => `$${"{"}${name}}`;
+      const objects = template(
+        "--set-string",
+        `config.logging.level=${ref("LOG_LEVEL")}`,
+        "--set-string",
+        `config.http.graceful_shutdown_timeout_s=${ref("DRAIN_S")}`,
+      );
+      const config = parseYaml(find(objects, "ConfigMap").data?.["config.yaml"] ?? "");
+      expect(config.logging.level).toBe(ref("LOG_LEVEL"));
+      expect(config.http.graceful_shutdown_timeout_s).toBe(ref("DRAIN_S"));
+    });
+
+    const fixtures = (folder: string, names: string[]) =>
+      names.map((name) => join("test/fixtures/config", folder, `${name}.yaml`));
+    /** Files `config check` accepts (some with warnings): the schema accepts them too. */
+    const accepted = [
+      ...fixtures("valid", [
+        "empty",
+        "minimal",
+        "full",
+        "coordination",
+        "coordination-defaults",
+        "group-without-members",
+        "yaml-anchors",
+      ]),
+      ...fixtures("warnings", [
+        "coordination-renew-interval",
+        "deprecated-values",
+        "group-strategy-fallback",
+        "ignored-keys",
+        "insecure-issuer",
+      ]),
+      "config.yaml",
+    ];
+    /** Files with unknown keys that `config check` refuses: so does the schema. */
+    const refused = fixtures("warnings", ["unknown-keys", "extension-keys", "builtin-names"]);
+
+    function schemaVerdict(file: string): string {
+      const dir = mkdtempSync(join(tmpdir(), "airlock-chart-"));
+      const values = join(dir, "values.yaml");
+      const document = parseYaml(readFileSync(resolve(file), "utf8"), { merge: true }) ?? {};
+      writeFileSync(values, JSON.stringify({ config: document, exampleServers: { enabled: false } }));
+      return runHelm(helm, ["template", "rel", CHART, "-f", values]).stderr;
+    }
+
+    it.each(accepted)("accepts %s, which config check accepts", (file) => {
+      expect(schemaVerdict(file)).not.toContain("values don't meet the specifications of the schema");
+    });
+
+    it.each(refused)("refuses %s, whose unknown keys config check refuses", (file) => {
+      expect(schemaVerdict(file)).toContain("values don't meet the specifications of the schema");
+    });
+  });
+
+  describe("scheduling", () => {
+    const podSpec = (...args: string[]): Any =>
+      (find(template(...args), "Deployment").spec as Any).template.spec;
+    const selector = { "app.kubernetes.io/name": "airlock", "app.kubernetes.io/instance": "rel" };
+
+    it("prefers one pod per node and spreads pods over zones without blocking, by default", () => {
+      const spec = podSpec();
+      expect(spec.affinity).toEqual({
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 100,
+              podAffinityTerm: {
+                topologyKey: "kubernetes.io/hostname",
+                labelSelector: { matchLabels: selector },
+              },
+            },
+          ],
+        },
+      });
+      expect(spec.topologySpreadConstraints).toEqual([
+        {
+          maxSkew: 1,
+          topologyKey: "topology.kubernetes.io/zone",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: selector },
+        },
+      ]);
+    });
+
+    it("turns each default off, or replaces it with affinity and constraints written in full", () => {
+      const off = podSpec("--set", "podAntiAffinity.enabled=false", "--set", "topologySpread.enabled=false");
+      expect(off.affinity).toBeUndefined();
+      expect(off.topologySpreadConstraints).toBeUndefined();
+      const written = podSpec(
+        "-f",
+        MULTI_REPLICA,
+        "--set",
+        "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool",
+        "--set",
+        "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
+      );
+      expect(Object.keys(written.affinity)).toEqual(["nodeAffinity"]);
+      expect(written.topologySpreadConstraints.map((c: Any) => c.topologyKey)).toEqual([
+        "kubernetes.io/hostname",
+      ]);
+    });
+
+    it("refuses a spread that is neither ScheduleAnyway nor DoNotSchedule", () => {
+      expect(templateFailure("--set", "topologySpread.whenUnsatisfiable=Sometimes")).toContain(
+        "at '/topologySpread/whenUnsatisfiable'",
+      );
+    });
+  });
+
+  describe("ingress and HTTPRoute", () => {
+    it("renders an Ingress to the Service with no stream timeout under an hour and no buffering", () => {
+      const objects = template("-f", MULTI_REPLICA);
+      const ingress: Any = find(objects, "Ingress");
+      expect(ingress.metadata.annotations).toEqual({
+        "nginx.ingress.kubernetes.io/proxy-read-timeout": "3600",
+        "nginx.ingress.kubernetes.io/proxy-send-timeout": "3600",
+        "nginx.ingress.kubernetes.io/proxy-buffering": "off",
+      });
+      expect(ingress.spec.ingressClassName).toBe("nginx");
+      expect(ingress.spec.tls).toEqual([{ secretName: "airlock-tls", hosts: ["airlock.example.com"] }]);
+      expect(ingress.spec.rules).toEqual([
+        {
+          host: "airlock.example.com",
+          http: {
+            paths: [
+              {
+                path: "/",
+                pathType: "Prefix",
+                backend: { service: { name: "rel-airlock", port: { name: "http" } } },
+              },
+            ],
+          },
+        },
+      ]);
+    });
+
+    it("lets annotations of its own override the stream ones, or drops them for another controller", () => {
+      const own: Any = find(
+        template(
+          "--set",
+          "ingress.enabled=true",
+          "--set-string",
+          "ingress.annotations.nginx\\.ingress\\.kubernetes\\.io/proxy-read-timeout=600",
+        ),
+        "Ingress",
+      );
+      expect(own.metadata.annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"]).toBe("600");
+      expect(own.spec.rules).toEqual([
+        {
+          http: {
+            paths: [
+              {
+                path: "/",
+                pathType: "Prefix",
+                backend: { service: { name: "rel-airlock", port: { name: "http" } } },
+              },
+            ],
+          },
+        },
+      ]);
+      const bare: Any = find(
+        template("--set", "ingress.enabled=true", "--set", "ingress.streamAnnotations=null"),
+        "Ingress",
+      );
+      expect(bare.metadata.annotations).toBeUndefined();
+    });
+
+    it("renders an HTTPRoute whose request timeouts are off, so streams are not cut", () => {
+      const route: Any = find(template("-f", MULTI_REPLICA), "HTTPRoute");
+      expect(route.spec.parentRefs).toEqual([{ name: "public", namespace: "gateways" }]);
+      expect(route.spec.hostnames).toEqual(["airlock.example.com"]);
+      expect(route.spec.rules).toEqual([
+        {
+          matches: [{ path: { type: "PathPrefix", value: "/" } }],
+          backendRefs: [{ name: "rel-airlock", port: 8080 }],
+          timeouts: { request: "0s", backendRequest: "0s" },
+        },
+      ]);
+    });
+
+    it("refuses an HTTPRoute without a parent Gateway and a timeout that is not a duration", () => {
+      expect(templateFailure("--set", "httpRoute.enabled=true")).toContain(
+        "httpRoute.enabled needs httpRoute.parentRefs",
+      );
+      expect(templateFailure("--set", "httpRoute.timeouts.request=forever")).toContain(
+        "at '/httpRoute/timeouts/request'",
+      );
+    });
+  });
+
+  describe("a claim for SQLite", () => {
+    it("creates a PersistentVolumeClaim mounted at /app/data and stops the old pod before the new one starts", () => {
+      const objects = template(
+        "--set",
+        "persistence.enabled=true",
+        "--set",
+        "persistence.size=5Gi",
+        "--set",
+        "persistence.storageClass=fast",
+      );
+      for (const object of objects) validateObject(object);
+      const claim: Any = find(objects, "PersistentVolumeClaim", "rel-airlock-data");
+      expect(claim.spec).toEqual({
+        accessModes: ["ReadWriteOnce"],
+        storageClassName: "fast",
+        resources: { requests: { storage: "5Gi" } },
+      });
+      const spec: Any = find(objects, "Deployment").spec;
+      expect(spec.strategy).toEqual({ type: "Recreate" });
+      const data = spec.template.spec.volumes.find((v: Any) => v.name === "data");
+      expect(data).toEqual({ name: "data", persistentVolumeClaim: { claimName: "rel-airlock-data" } });
+      const mount = spec.template.spec.containers[0].volumeMounts.find((m: Any) => m.name === "data");
+      expect(mount.mountPath).toBe("/app/data");
+    });
+
+    it("asks for no storage class with -, and the default class when empty", () => {
+      const none: Any = find(
+        template("--set", "persistence.enabled=true", "--set", "persistence.storageClass=-"),
+        "PersistentVolumeClaim",
+        "rel-airlock-data",
+      );
+      expect(none.spec.storageClassName).toBe("");
+      const byDefault: Any = find(
+        template("--set", "persistence.enabled=true"),
+        "PersistentVolumeClaim",
+        "rel-airlock-data",
+      );
+      expect(byDefault.spec).not.toHaveProperty("storageClassName");
+    });
+
+    it("refuses a claim with more than one replica, with PostgreSQL, or beside an existing claim", () => {
+      expect(templateFailure("--set", "persistence.enabled=true", "--set", "replicaCount=2")).toContain(
+        "replicaCount=2 needs config.persistence.backend: postgresql",
+      );
+      expect(
+        templateFailure(
+          "--set",
+          "persistence.enabled=true",
+          "--set",
+          "config.persistence.backend=postgresql",
+        ),
+      ).toContain("persistence.enabled keeps SQLite files");
+      expect(
+        templateFailure("--set", "persistence.enabled=true", "--set", "dataVolume.existingClaim=mine"),
+      ).toContain("persistence.enabled and dataVolume.existingClaim both name the data volume");
+    });
+  });
+
   it("stops the old pod before the new one opens a SQLite file on a claim", () => {
     const objects = template("--set", "dataVolume.existingClaim=airlock-data");
     for (const object of objects) validateObject(object);
@@ -425,6 +695,7 @@ const WHOLE = new Set([
   "securityContext",
   "secrets.oidc.items",
   "grafanaDashboard.labels",
+  "ingress.streamAnnotations",
 ]);
 
 /** Dotted paths of the values' leaves, stopping at the values documented as a whole. */

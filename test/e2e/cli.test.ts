@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { CLI, runCli, serveHttp, writeTempConfig } from "../support/cli.js";
@@ -192,9 +193,9 @@ mcp_servers:
     expect(result.stderr).toContain("surprise_section");
   });
 
-  it("exits 1 with a message for a configuration path that cannot be read", () => {
+  it("exits 2 with a message for a configuration path that cannot be read", () => {
     const result = runCli(["config", "check", "--config", tmpdir()]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: .*: it is a directory\n$/);
   });
 
@@ -218,16 +219,116 @@ mcp_servers:
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("exits 1 naming a configuration file that does not exist", () => {
+  it("exits 2 naming a configuration file that does not exist", () => {
     const result = runCli(["config", "check", "--config", "/nonexistent/airlock.yaml"]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain("/nonexistent/airlock.yaml");
   });
 
   it("takes the file from MCP_CONFIG when no flag names one", () => {
     const result = runCli(["config", "check"], { MCP_CONFIG: "/nonexistent/from-env.yaml" });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain("/nonexistent/from-env.yaml");
+  });
+});
+
+describe("airlock config check reports", () => {
+  it("echoes the refused value and suggests the nearest key or enum value at any depth", () => {
+    const path = writeTempConfig(`${fleetYaml()}
+logging: {level: WARN, levl: 1}
+auth: {oidc: {isuer: x}}
+`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      '  logging.level: must be one of DEBUG, INFO, WARNING, ERROR (got "WARN"; did you mean WARNING?)\n',
+    );
+    expect(result.stderr).toContain(
+      "  logging.levl: unknown key; refused in strict mode (did you mean level?)\n",
+    );
+    // A misspelt section: the loader's hint, printed once.
+    const section = runCli([
+      "config",
+      "check",
+      "--config",
+      writeTempConfig(`${fleetYaml()}\nloging: {level: INFO}\n`),
+    ]);
+    expect(section.stderr).toContain(
+      "  loging: unknown key (did you mean logging?); refused in strict mode\n",
+    );
+    expect(result.stderr).toContain(
+      "warning: auth.oidc.isuer: unknown key; ignored (did you mean issuer?) (unknown_nested_config_key)\n",
+    );
+  });
+
+  it("never echoes a secret it refuses", () => {
+    const path = writeTempConfig(`${fleetYaml()}
+truncation: {redis_url: "http://user:hunter2@cache:6379"}
+`);
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("truncation.redis_url");
+    expect(result.stderr).not.toContain("hunter2");
+  });
+
+  it("shows a YAML syntax error's place once, with a code frame", () => {
+    const path = writeTempConfig("logging:\n  level: INFO\na: b: c\n");
+    const result = runCli(["config", "check", "--config", path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "invalid configuration: 1 problem(s)\n" +
+        `  ${path}:3:4: YAML syntax error: Nested mappings are not allowed in compact mappings\n` +
+        "    a: b: c\n" +
+        "       ^\n",
+    );
+  });
+
+  it("writes one JSON report with --format json, for a valid, an invalid and an unreadable file", () => {
+    const valid = runCli(["config", "check", "--format", "json", "--config", writeTempConfig(fleetYaml())]);
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ ok: true, errors: [], warnings: [] });
+    const path = writeTempConfig(`${fleetYaml()}\ntool_access: {mode: egres}\n`);
+    const invalid = runCli(["config", "check", "--format", "json", "--config", path]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toBe("");
+    expect(JSON.parse(invalid.stdout)).toEqual({
+      ok: false,
+      file: path,
+      errors: [
+        {
+          path: "tool_access.mode",
+          message: "must be one of egress, front_door",
+          code: "invalid_value",
+          value: "egres",
+          suggestion: "egress",
+        },
+      ],
+      warnings: [],
+    });
+    const missing = runCli(["config", "check", "--format", "json", "--config", "/nonexistent/airlock.yaml"]);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({
+      ok: false,
+      errors: [{ path: "/nonexistent/airlock.yaml", code: "config_file_missing" }],
+    });
+  });
+});
+
+describe("airlock config schema", () => {
+  it("prints the JSON Schema published as docs/config.schema.json", () => {
+    const result = runCli(["config", "schema"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(JSON.parse(readFileSync("docs/config.schema.json", "utf8")));
+  });
+
+  it("prints the chart's variant, where a scalar may be an environment reference, with --allow-references", () => {
+    const result = runCli(["config", "schema", "--allow-references"]);
+    expect(result.code).toBe(0);
+    const level = JSON.parse(result.stdout).properties.logging.properties.level;
+    expect(level.default).toBe("INFO");
+    expect(level.anyOf.map((branch: { pattern?: string }) => branch.pattern)).toContain(
+      "\\$\\{[A-Z_][A-Z0-9_]*\\}",
+    );
   });
 });
 

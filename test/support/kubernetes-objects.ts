@@ -1,8 +1,8 @@
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
-import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
-import { ConfigMap, Pod, Service, ServiceAccount } from "kubernetes-models/v1";
+import { ConfigMap, PersistentVolumeClaim, Pod, Service, ServiceAccount } from "kubernetes-models/v1";
 import * as z from "zod";
 
 /** A rendered Kubernetes object: what every manifest has before its kind says more. */
@@ -26,6 +26,8 @@ const BUILT_IN: Record<string, Validator> = {
   "autoscaling/v2/HorizontalPodAutoscaler": (o) => new HorizontalPodAutoscaler(o as never).validate(),
   "policy/v1/PodDisruptionBudget": (o) => new PodDisruptionBudget(o as never).validate(),
   "networking.k8s.io/v1/NetworkPolicy": (o) => new NetworkPolicy(o as never).validate(),
+  "networking.k8s.io/v1/Ingress": (o) => new Ingress(o as never).validate(),
+  "v1/PersistentVolumeClaim": (o) => new PersistentVolumeClaim(o as never).validate(),
 };
 
 /**
@@ -78,7 +80,52 @@ const prometheusRule = z.strictObject({
   }),
 });
 
+/** Gateway API duration (GEP-2257): up to four number-unit pairs. */
+const gatewayDuration = z.string().regex(/^([0-9]{1,5}(h|m|s|ms)){1,4}$/, "must be a Gateway API duration");
+
+/** Gateway API's HTTPRoute (a CRD), for the fields the chart renders, from its v1 API reference. */
+const httpRoute = z.strictObject({
+  apiVersion: z.literal("gateway.networking.k8s.io/v1"),
+  kind: z.literal("HTTPRoute"),
+  metadata,
+  spec: z.strictObject({
+    parentRefs: z
+      .array(
+        z.strictObject({
+          group: z.string().optional(),
+          kind: z.string().optional(),
+          name: z.string().min(1),
+          namespace: z.string().optional(),
+          sectionName: z.string().optional(),
+          port: z.number().int().optional(),
+        }),
+      )
+      .min(1)
+      .max(32),
+    hostnames: z.array(z.string().min(1)).max(16).optional(),
+    rules: z
+      .array(
+        z.strictObject({
+          matches: z.array(
+            z.strictObject({
+              path: z.strictObject({
+                type: z.enum(["Exact", "PathPrefix", "RegularExpression"]),
+                value: z.string().startsWith("/"),
+              }),
+            }),
+          ),
+          backendRefs: z.array(z.strictObject({ name: z.string().min(1), port: z.number().int() })).min(1),
+          timeouts: z
+            .strictObject({ request: gatewayDuration.optional(), backendRequest: gatewayDuration.optional() })
+            .optional(),
+        }),
+      )
+      .min(1),
+  }),
+});
+
 const CUSTOM: Record<string, Validator> = {
+  "gateway.networking.k8s.io/v1/HTTPRoute": (o) => void httpRoute.parse(o),
   "monitoring.coreos.com/v1/ServiceMonitor": (o) => void serviceMonitor.parse(o),
   "monitoring.coreos.com/v1/PrometheusRule": (o) => void prometheusRule.parse(o),
 };

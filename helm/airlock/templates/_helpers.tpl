@@ -81,8 +81,53 @@ lease: they would each write their own SQLite file and each manage the fleet.
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if .Values.persistence.enabled }}
+{{- if .Values.dataVolume.existingClaim }}
+{{- fail "persistence.enabled and dataVolume.existingClaim both name the data volume: keep one" }}
+{{- end }}
+{{- if eq (dig "persistence" "backend" "sqlite" .Values.config) "postgresql" }}
+{{- fail "persistence.enabled keeps SQLite files: with config.persistence.backend postgresql the claim would stay empty" }}
+{{- end }}
+{{- end }}
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail (printf "autoscaling.minReplicas (%d) must not exceed autoscaling.maxReplicas (%d)" (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
+{{- end }}
+{{- end }}
+
+{{/* The claim holding /app/data (the SQLite files), or nothing when the data is an emptyDir. */}}
+{{- define "airlock.dataClaim" -}}
+{{- if .Values.persistence.enabled }}{{ include "airlock.fullname" . }}-data{{ else }}{{ .Values.dataVolume.existingClaim }}{{ end }}
+{{- end }}
+
+{{/*
+Scheduling: `affinity` as written, else the soft anti-affinity that prefers one pod per node.
+*/}}
+{{- define "airlock.affinity" -}}
+{{- if .Values.affinity }}
+{{- toYaml .Values.affinity }}
+{{- else if .Values.podAntiAffinity.enabled }}
+podAntiAffinity:
+  preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: {{ .Values.podAntiAffinity.weight }}
+      podAffinityTerm:
+        topologyKey: {{ .Values.podAntiAffinity.topologyKey }}
+        labelSelector:
+          matchLabels:
+            {{- include "airlock.selectorLabels" . | nindent 12 }}
+{{- end }}
+{{- end }}
+
+{{/* `topologySpreadConstraints` as written, else one spreading pods over zones without blocking. */}}
+{{- define "airlock.topologySpread" -}}
+{{- if .Values.topologySpreadConstraints }}
+{{- toYaml .Values.topologySpreadConstraints }}
+{{- else if .Values.topologySpread.enabled }}
+- maxSkew: {{ .Values.topologySpread.maxSkew }}
+  topologyKey: {{ .Values.topologySpread.topologyKey }}
+  whenUnsatisfiable: {{ .Values.topologySpread.whenUnsatisfiable }}
+  labelSelector:
+    matchLabels:
+      {{- include "airlock.selectorLabels" . | nindent 6 }}
 {{- end }}
 {{- end }}
 

@@ -53,6 +53,8 @@ const strategySchema = z
       );
     }
   })
+  // Editors offer the known names; any other string loads (with the warning above).
+  .meta({ anyOf: [{ enum: [...GROUP_STRATEGIES] }, { type: "string" }] })
   .transform((value): GroupStrategy => (isStrategy(value) ? value : DEFAULT_STRATEGY))
   .default(DEFAULT_STRATEGY);
 
@@ -60,7 +62,7 @@ const strategySchema = z
 const REFERENCE_KEYS = new Set(["id", "weight", "priority", "tools"]);
 const MEMBER_ONLY_KEYS: ReadonlySet<string> = new Set(["id", "weight", "priority"]);
 
-const memberWeights = {
+export const memberWeights = {
   weight: intBetween(1, 100).default(1),
   // Lower means preferred by the priority strategy.
   priority: intBetween(1, 100).default(1),

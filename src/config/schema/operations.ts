@@ -31,10 +31,16 @@ export function parseLogLevel(value: string): LogLevel | undefined {
   return (LOG_LEVELS as readonly string[]).includes(upper) ? (upper as LogLevel) : undefined;
 }
 
+/** A pattern matching each level in any case, with surrounding blanks, as {@link parseLogLevel} reads it. */
+const ANY_CASE_LEVEL = `^\\s*(?:${LOG_LEVELS.map((level) =>
+  [...level].map((letter) => `[${letter}${letter.toLowerCase()}]`).join(""),
+).join("|")})\\s*$`;
+
 export const loggingSchema = section({
   level: z
     .string(rule(LOG_LEVEL_RULE))
     .refine((value) => parseLogLevel(value) !== undefined, { error: LOG_LEVEL_RULE })
+    .meta({ anyOf: [{ enum: [...LOG_LEVELS] }, { type: "string", pattern: ANY_CASE_LEVEL }] })
     .transform((value) => parseLogLevel(value) as LogLevel)
     .default("INFO"),
   json_format: bool().default(false),

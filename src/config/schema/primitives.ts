@@ -4,6 +4,7 @@
  * zod's generic "Invalid input". The loader adds the dotted path in front of each message.
  */
 import * as z from "zod";
+import { CLOSED_MARK, withJsonSchema } from "./json-hints.js";
 
 /** Message of a key that must be present and is not. */
 export const REQUIRED = "is required";
@@ -96,15 +97,23 @@ export function nonBlank(message = "must be a non-empty string") {
  * `.int().min().max()`: zod's integer check aborts the whole parse (later cross-field rules would
  * not run) and separate checks could report the same value twice.
  */
-export function integer(message: string, accept: (value: number) => boolean = () => true) {
+export function integer(
+  message: string,
+  accept: (value: number) => boolean = () => true,
+  bounds: { readonly minimum?: number; readonly maximum?: number } = {},
+) {
   return z
     .number(rule(message))
-    .refine((value) => Number.isSafeInteger(value) && accept(value), { error: message });
+    .refine((value) => Number.isSafeInteger(value) && accept(value), { error: message })
+    .meta({ type: "integer", ...bounds });
 }
 
 /** An integer within `[min, max]`; the message names both bounds. */
 export function intBetween(min: number, max: number) {
-  return integer(`must be an integer between ${min} and ${max}`, (value) => value >= min && value <= max);
+  return integer(`must be an integer between ${min} and ${max}`, (value) => value >= min && value <= max, {
+    minimum: min,
+    maximum: max,
+  });
 }
 
 /** An integer `>= min` with a message in plain words. */
@@ -116,7 +125,7 @@ export function intAtLeast(min: number, message?: string) {
       : min === 0
         ? "must be an integer >= 0"
         : `must be an integer >= ${min}`);
-  return integer(text, (value) => value >= min);
+  return integer(text, (value) => value >= min, { minimum: min });
 }
 
 /** A finite number strictly above `min` (and at most `max` when given). */
@@ -181,12 +190,17 @@ function nullAsAbsent(value: unknown): unknown {
  */
 export function section<S extends z.ZodRawShape>(shape: S) {
   const object = z.strictObject(shape, rule("must be a mapping"));
-  return z.preprocess(nullAsAbsent, object.prefault({} as z.input<typeof object>));
+  return z.preprocess(nullAsAbsent, object.prefault({} as z.input<typeof object>)).meta(NULL_OR_MAPPING);
 }
+
+/** JSON Schema type of a block that YAML may leave empty (`null`). */
+const NULL_OR_MAPPING = { type: ["object", "null"] };
 
 /** A block whose absence has a meaning of its own (no default object is made). */
 export function optionalSection<S extends z.ZodRawShape>(shape: S) {
-  return z.preprocess(nullAsAbsent, z.strictObject(shape, rule("must be a mapping")).optional());
+  return z
+    .preprocess(nullAsAbsent, z.strictObject(shape, rule("must be a mapping")).optional())
+    .meta(NULL_OR_MAPPING);
 }
 
 /**
@@ -202,26 +216,28 @@ export function closedObject<S extends z.ZodRawShape>(
   },
 ) {
   const known = new Set(Object.keys(shape));
-  return (
-    z
-      .looseObject(shape, {
-        error: (issue: IssueView) => (issue.input === undefined ? REQUIRED : options.notMapping),
-      })
-      // Runs even when a field was refused, so an unknown key is reported alongside field errors.
-      .superRefine(
-        (value, ctx) => {
-          for (const key of Object.keys(value)) {
-            if (!known.has(key)) addError(ctx, [key], options.unknownKey(key), options.unknownKeyCode);
-          }
-        },
-        { when: (payload) => isPlainObject(payload.value) },
-      )
-      .transform((value) => {
-        const picked: Record<string, unknown> = {};
-        for (const key of known) if (value[key] !== undefined) picked[key] = value[key];
-        return picked as z.output<z.ZodObject<S>>;
-      })
-  );
+  const checked = z
+    .looseObject(shape, {
+      error: (issue: IssueView) => (issue.input === undefined ? REQUIRED : options.notMapping),
+    })
+    // Runs even when a field was refused, so an unknown key is reported alongside field errors.
+    .superRefine(
+      (value, ctx) => {
+        for (const key of Object.keys(value)) {
+          if (!known.has(key)) addError(ctx, [key], options.unknownKey(key), options.unknownKeyCode);
+        }
+      },
+      { when: (payload) => isPlainObject(payload.value) },
+    );
+  return withJsonSchema(checked, (_render, converted) => ({
+    ...converted,
+    additionalProperties: false,
+    [CLOSED_MARK]: true,
+  })).transform((value) => {
+    const picked: Record<string, unknown> = {};
+    for (const key of known) if (value[key] !== undefined) picked[key] = value[key];
+    return picked as z.output<z.ZodObject<S>>;
+  });
 }
 
 /**
@@ -236,7 +252,8 @@ export function removedKey(message: string) {
         addWarning(ctx, [], message, { warning: "unknown_config_key", fix: { kind: "delete" } });
       }
     })
-    .optional();
+    .optional()
+    .meta({ deprecated: true, description: `${message}; ignored` });
 }
 
 /** Drops the named keys from a parsed object (used after `removedKey` fields). */
@@ -299,15 +316,19 @@ export function withDeprecatedAlias<T extends z.ZodType>(
   current: string,
   since: string,
 ) {
-  return z
+  const message = `'${old}' is deprecated (renamed '${current}' ${since}); read as '${current}'`;
+  const aliased = z
     .unknown()
     .superRefine((value, ctx) => {
       if (value === old) {
-        addWarning(ctx, [], `'${old}' is deprecated (renamed '${current}' ${since}); read as '${current}'`, {
+        addWarning(ctx, [], message, {
           warning: "deprecated_config_value",
           fix: { kind: "replace", value: current },
         });
       }
     })
     .pipe(schema);
+  return withJsonSchema(aliased, (render) => ({
+    anyOf: [render(schema), { const: old, deprecated: true, description: message }],
+  }));
 }

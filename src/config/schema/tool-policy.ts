@@ -9,6 +9,7 @@
  * 3. `access:` holds `prompt` / `resource` sub-blocks with `allow_list` / `deny_list` only.
  */
 import * as z from "zod";
+import { withJsonSchema } from "./json-hints.js";
 import {
   addError,
   closedObject,
@@ -163,32 +164,34 @@ export function forwardIssues(
  * else, null included, is refused. The choice is made on the value's shape, so each form reports
  * its own precise errors instead of a union's "no option matched".
  */
-export const serverToolsSchema = z
-  .unknown()
-  .transform((value, ctx): ToolPolicy | PredefinedTool[] | undefined => {
-    if (value === undefined) return undefined;
-    if (Array.isArray(value)) {
-      const parsed = predefinedToolsSchema.safeParse(value);
-      if (parsed.success) return parsed.data;
-      forwardIssues(ctx, parsed.error.issues);
-      return undefined;
-    }
-    if (!isPlainObject(value)) {
-      addError(
-        ctx,
-        [],
-        value === null
-          ? "must be a policy mapping or a list of tool schemas (null is refused)"
-          : "must be a policy mapping or a list of tool schemas",
-      );
-      return undefined;
-    }
-    const parsed = toolPolicySchema.safeParse(value);
+const serverToolsInput = z.unknown().transform((value, ctx): ToolPolicy | PredefinedTool[] | undefined => {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const parsed = predefinedToolsSchema.safeParse(value);
     if (parsed.success) return parsed.data;
     forwardIssues(ctx, parsed.error.issues);
     return undefined;
-  })
-  .optional();
+  }
+  if (!isPlainObject(value)) {
+    addError(
+      ctx,
+      [],
+      value === null
+        ? "must be a policy mapping or a list of tool schemas (null is refused)"
+        : "must be a policy mapping or a list of tool schemas",
+    );
+    return undefined;
+  }
+  const parsed = toolPolicySchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  forwardIssues(ctx, parsed.error.issues);
+  return undefined;
+});
+
+/** A server's `tools:`: a policy mapping, or the list of its tools' schemas. */
+export const serverToolsSchema = withJsonSchema(serverToolsInput, (render) => ({
+  anyOf: [render(toolPolicySchema), render(predefinedToolsSchema)],
+})).optional();
 
 /** True when a server's `tools:` is the predefined-tools list rather than a policy. */
 export function isPredefinedTools(
