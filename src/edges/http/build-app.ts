@@ -15,6 +15,7 @@ import {
 } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
 import { checkRequestShape } from "./plugins/request-shape.js";
+import { registerRequestSpans } from "./plugins/request-spans.js";
 import { approvalCallbackRoutes } from "./routes/approvals.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes, registerRequestMetrics } from "./routes/metrics.js";
@@ -99,6 +100,8 @@ export async function buildHttpApp(
     clientErrorHandler,
     ...(options.timeouts && serverTimeouts(options.timeouts)),
   });
+  // First: what every later hook logs carries the request's trace ids.
+  registerRequestSpans(app, services.tracer);
   registerErrorHandling(app, services.logger);
   registerJsonBody(app, options.maxJsonDepth);
   if (options.authentication) registerAuthentication(app, services, options.authentication, API_PREFIX);
