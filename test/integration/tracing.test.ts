@@ -208,6 +208,22 @@ describe("tracing enabled, pointed at an OTLP collector", () => {
     expect(initialize?.kind).toBe(SERVER);
   });
 
+  it("exports the MCP operation durations as OTel histograms in seconds, beside the spans", () => {
+    const server = run.collector.metrics.filter((point) => point.name === "mcp.server.operation.duration");
+    const client = run.collector.metrics.filter((point) => point.name === "mcp.client.operation.duration");
+    expect(server.every((point) => point.unit === "s")).toBe(true);
+    expect(server.find((point) => point.attributes["gen_ai.tool.name"] === "gateway_call")).toMatchObject({
+      count: 1,
+      attributes: { "mcp.method.name": "tools/call", "network.transport": "tcp" },
+    });
+    expect(client.reduce((sum, point) => sum + point.count, 0)).toBe(CALLS.length);
+    expect(
+      client.find((point) => point.attributes["gen_ai.tool.name"] === "forbidden")?.attributes,
+    ).toMatchObject({
+      "error.type": "ToolAccessDeniedError",
+    });
+  });
+
   it("sends the HTTP upstream a traceparent header naming the gateway's span, in the same trace", () => {
     const span = spanOf(run.collector.spans, "far", "shout");
     expect(run.remote.toolCalls).toHaveLength(1);
@@ -265,6 +281,80 @@ describe("tracing with caller ids", () => {
     const span = spanOf(run.collector.spans, "far", "shout");
     expect(span.attributes["enduser.id"]).toBe("anonymous");
     expect(typeof span.attributes["mcp.session.id"]).toBe("string");
+  }, 30_000);
+});
+
+describe("tracing set by the OTEL_* variables", () => {
+  it("exports nothing with OTEL_SDK_DISABLED=true when the file does not write enabled", async () => {
+    const run = await runCalls(`    otlp_endpoint: COLLECTOR`, CALLS.slice(0, 2), {
+      OTEL_SDK_DISABLED: "true",
+    });
+    expect(run.results.map((outcome) => outcome.success)).toEqual([true, true]);
+    expect(run.collector.requests).toHaveLength(0);
+    expect(run.remote.toolCalls[0]?.traceparent).toBeUndefined();
+  }, 30_000);
+
+  it("exports to OTEL_EXPORTER_OTLP_ENDPOINT in the protocol of OTEL_EXPORTER_OTLP_PROTOCOL, named by OTEL_SERVICE_NAME", async () => {
+    const collector = await startOtlpCollector();
+    try {
+      const run = await runCalls(`    caller_ids: false`, CALLS.slice(0, 1), {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: "named-by-env",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test",
+      });
+      await run.collector.close();
+      const traces = collector.requests.filter((request) => request.path === "/v1/traces");
+      expect(traces.length).toBeGreaterThan(0);
+      expect(traces.every((request) => request.headers["content-type"] === "application/json")).toBe(true);
+      expect(spanOf(collector.spans, "far", "shout").resource).toMatchObject({
+        "service.name": "named-by-env",
+        "deployment.environment": "test",
+      });
+    } finally {
+      await collector.close();
+    }
+  }, 30_000);
+
+  it("samples nothing with OTEL_TRACES_SAMPLER=always_off", async () => {
+    const run = await runCalls(`    otlp_endpoint: COLLECTOR`, CALLS.slice(0, 1), {
+      OTEL_TRACES_SAMPLER: "always_off",
+    });
+    expect(run.collector.spans).toHaveLength(0);
+  }, 30_000);
+});
+
+describe("a collector that refuses the spans", () => {
+  it("counts each failed export in airlock_telemetry_export_failures_total", async () => {
+    const collector = await startOtlpCollector();
+    collector.refusals.push(...Array.from({ length: 50 }, () => 503));
+    const remote = await startRecordingHttpServer();
+    // Batches every 50 ms rather than 5 s (read by the SDK's batch processor from the process).
+    process.env.OTEL_BSP_SCHEDULE_DELAY = "50";
+    const { app, close } = await startTestGateway(
+      yaml(remote.url, `    otlp_endpoint: ${collector.endpoint}`),
+      { OTEL_EXPORTER_OTLP_TIMEOUT: "1000" },
+    );
+    delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+    let client: Client | undefined;
+    try {
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      client = await connectHttp(base);
+      const failures = async () => {
+        const text = await (await fetch(new URL("/metrics", base))).text();
+        return Number(
+          /airlock_telemetry_export_failures_total\{signal="traces"\} (\d+)/.exec(text)?.[1] ?? 0,
+        );
+      };
+      expect(await failures()).toBe(0);
+      await callJson(client, "gateway_call", { calls: CALLS.slice(0, 1) });
+      await waitFor(async () => (await failures()) >= 1, 15_000);
+    } finally {
+      await client?.close();
+      await close();
+      await collector.close();
+      await remote.close();
+    }
   }, 30_000);
 });
 

@@ -1,10 +1,14 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { createLogger } from "../../../src/adapters/observability/logger.js";
 import { loggableUrl, resolveOtlpUrl } from "../../../src/adapters/observability/otlp-url.js";
 import { PromTelemetryHealth } from "../../../src/adapters/observability/telemetry-health.js";
 import { whenUnreachable } from "../../../src/adapters/observability/tracing/collector-probe.js";
@@ -269,6 +273,32 @@ describe("the OpenTelemetry tracer", () => {
       },
     });
     expect(call).toMatchObject({ trace_id: server.trace_id, parent_span_id: server.span_id });
+  });
+
+  it("names the request span's trace and span in a JSON log line written while it is handled", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "trace-log-"));
+    const file = join(dir, "gateway.log");
+    try {
+      const log = createLogger({ level: "INFO", json: true, file, stream: "stdout" });
+      const { tracer } = consoleTracer([]);
+      const request = tracer.startMcpRequest({ method: "tools/list", transport: "tcp" });
+      await request.run(async () => {
+        await Promise.resolve();
+        log.info("inside");
+      });
+      log.info("outside");
+      request.end();
+      await tracer.shutdown();
+      const [inside, outside] = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(inside).toMatchObject({ msg: "inside", trace_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(inside.span_id).toMatch(/^[0-9a-f]{16}$/);
+      expect(outside.trace_id).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("ignores a malformed traceparent in the caller's _meta and starts a new trace", async () => {
