@@ -16,10 +16,11 @@ export interface ActiveSpan {
  */
 export const activeSpans = new AsyncLocalStorage<ActiveSpan>();
 
-const NONE = Object.freeze({});
-
-/** The log fields of the active span (`trace_id`, `span_id`), or none: pino's `mixin`. */
-export function activeSpanLogFields(): Readonly<Record<string, string>> {
+/**
+ * The log fields of the active span (`trace_id`, `span_id`), or none: pino's `mixin`. A new object
+ * each time: pino merges the line's own fields into it.
+ */
+export function activeSpanLogFields(): Record<string, string> {
   const active = activeSpans.getStore();
-  return active === undefined ? NONE : { trace_id: active.trace_id, span_id: active.span_id };
+  return active === undefined ? {} : { trace_id: active.trace_id, span_id: active.span_id };
 }

@@ -31,7 +31,12 @@ export function traceRequests(transport: Transport, tracer: Tracer | undefined):
         }
         return fn(message, extra);
       }
-      const span = tracer?.startMcpRequest(startOf(message as Request, transport, network, negotiated));
+      const request = message as Request;
+      // Until the answer names the revision settled on, the one the client asked for.
+      if (request.method === "initialize" && typeof request.params?.protocolVersion === "string") {
+        negotiated ??= request.params.protocolVersion;
+      }
+      const span = tracer?.startMcpRequest(startOf(request, transport, network, negotiated));
       if (span === undefined) return fn(message, extra);
       pending.set(message.id, span);
       return span.run(() => fn(message, extra));

@@ -284,9 +284,9 @@ describe("the OpenTelemetry tracer", () => {
       const request = tracer.startMcpRequest({ method: "tools/list", transport: "tcp" });
       await request.run(async () => {
         await Promise.resolve();
-        log.info("inside");
+        log.info({ tool: "t" }, "inside");
       });
-      log.info("outside");
+      log.info({ version: "1" }, "outside");
       request.end();
       await tracer.shutdown();
       const [inside, outside] = readFileSync(file, "utf8")
@@ -296,6 +296,8 @@ describe("the OpenTelemetry tracer", () => {
       expect(inside).toMatchObject({ msg: "inside", trace_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
       expect(inside.span_id).toMatch(/^[0-9a-f]{16}$/);
       expect(outside.trace_id).toBeUndefined();
+      expect(outside.version).toBe("1");
+      expect(inside.tool).toBe("t");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
