@@ -102,9 +102,28 @@ export async function openTracing(
   return {
     tracer,
     stop: async () => {
-      await Promise.all([tracer.shutdown(), metrics?.shutdown()]);
+      await Promise.all([
+        tracer.shutdown(),
+        metrics && flushBounded(metrics.shutdown(), probe.whenUnreachable(metrics.url)),
+      ]);
     },
   };
+}
+
+/** Longest wait for the last metrics to be exported when the gateway stops. */
+const METRICS_FLUSH_MS = 5_000;
+
+/**
+ * Waits for the last export at most {@link METRICS_FLUSH_MS}, and not at all once the collector
+ * refuses a connection: the OTLP exporter retries a refused connection for its whole timeout.
+ */
+async function flushBounded(flush: Promise<void>, unreachable: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, METRICS_FLUSH_MS);
+  });
+  await Promise.race([flush, bound, unreachable]);
+  clearTimeout(timer);
 }
 
 /**
@@ -128,7 +147,7 @@ async function openMetricsExport(
   }
   const { openOtelMetrics } = await import("../adapters/observability/tracing/otel-metrics.js");
   const url = resolveOtlpUrl(config.otlp_endpoint, otel.metrics.endpoint, otel.metrics.protocol, "metrics");
-  return openOtelMetrics(
+  const metrics = openOtelMetrics(
     {
       resource,
       url,
@@ -139,4 +158,5 @@ async function openMetricsExport(
     },
     deps,
   );
+  return { ...metrics, url };
 }
