@@ -61,7 +61,7 @@ export interface EventStreamServices extends Pick<AppServices, "bus" | "logger">
 }
 
 /** The whole HTTP application (`build-app.ts`): what its plugins and routes use. */
-export type HttpAppServices = Pick<AppServices, "logger"> &
+export type HttpAppServices = Pick<AppServices, "logger" | "tracer"> &
   AuthenticationServices &
   RequestMetricsServices &
   HealthRouteServices &
@@ -75,7 +75,7 @@ export type HttpAppServices = Pick<AppServices, "logger"> &
 /** The management tool surface (`management-server.ts`): runs the tools, names its version. */
 export type ManagementServerServices = OperationServices &
   ParamHeaderServices &
-  Pick<AppServices, "logger" | "instance">;
+  Pick<AppServices, "logger" | "instance" | "tracer">;
 
 /** The MCP listings' filter (`tool-visibility.ts`). */
 export type ToolVisibilityServices = OperationServices;
@@ -83,7 +83,7 @@ export type ToolVisibilityServices = OperationServices;
 /** A front-door session's server (`front-door/server.ts`): what its listing hides, and the relay. */
 export type FrontDoorServerServices = OperationServices &
   ParamHeaderServices &
-  Pick<AppServices, "logger" | "instance" | "headerExposure" | "pins" | "groups">;
+  Pick<AppServices, "logger" | "instance" | "headerExposure" | "pins" | "groups" | "tracer">;
 
 /** The front door's sessions and the way back from upstreams (`front-door/hub.ts`). */
 export interface FrontDoorHubServices extends Pick<AppServices, "bus"> {

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { FastifyInstance } from "fastify";
+import { PromTelemetryHealth } from "../adapters/observability/telemetry-health.js";
 import { NodeHasher } from "../adapters/system/node-hasher.js";
 import { NodeIdGenerator } from "../adapters/system/node-ids.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
@@ -145,7 +146,12 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
   const instanceId = `${options.instanceLabel ?? hostname()}-${ids.hex(4)}`;
   // Opened before what it traces, so that it flushes after them: the spans of calls that ended
   // while stopping are exported too.
-  const tracing = await openTracing(config.observability.tracing, logger);
+  // Counts failed telemetry exports and dropped spans; joins the metrics registry once it exists.
+  const telemetryHealth = new PromTelemetryHealth();
+  const tracing = await openTracing(config.observability.tracing, env.otel, {
+    logger,
+    health: telemetryHealth,
+  });
   closers.opened("tracing", () => tracing.stop());
   const continuations = await openContinuations(config.truncation, { clock, logger });
   if (continuations) closers.opened("continuations", () => continuations.store.close());
@@ -154,6 +160,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
 
   const fleet = openFleet(config, env, { bus, clock, hasher, logger }, closers);
   const observed = openMetrics({ bus, fleet: fleet.fleet, groups: fleet.groups, clock });
+  telemetryHealth.register(observed.metrics.registry);
   closers.opened("metrics", observed.stop);
   const modeOf = (id: string) => fleet.fleet.get(id)?.spec.mode;
   closers.opened("lifecycle log", logLifecycle({ bus, logger, modeOf }));

@@ -37,5 +37,6 @@ export function edgeServices(services: AppServices): EdgeServices {
     ...(services.pins && { pins: services.pins }),
     ...(services.headerExposure && { headerExposure: services.headerExposure }),
     ...(services.governance && { governance: services.governance }),
+    ...(services.tracer && { tracer: services.tracer }),
   };
 }

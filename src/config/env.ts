@@ -8,6 +8,7 @@
  * over the environment.
  */
 import type { ConfigIssue } from "./issues.js";
+import { type OtelEnv, readOtelEnv } from "./otel-env.js";
 import { describeAddressOrCidrProblem } from "./schema/cidr.js";
 import { LOG_LEVEL_RULE, type LogLevel, parseLogLevel } from "./schema/operations.js";
 import { isPlainObject } from "./schema/primitives.js";
@@ -68,6 +69,8 @@ export interface EnvSettings {
    * declares from it (and the gateway warns about each one it hands over).
    */
   readonly variables: Readonly<Record<string, string | undefined>>;
+  /** The standard OpenTelemetry variables (`OTEL_*`), read as the OTel SDK specification says. */
+  readonly otel: OtelEnv;
 }
 
 /**
@@ -219,6 +222,8 @@ export function readEnvSettings(env: Environment): { settings: EnvSettings; issu
     reader.refuse("MCP_CONTAINER_RUNTIME", "must be docker or podman");
   }
   const containerRuntime = runtime === "podman" ? "podman" : "docker";
+  const { otel, issues: otelIssues } = readOtelEnv(env);
+  reader.issues.push(...otelIssues);
   const settings: EnvSettings = {
     trustedProxies: readTrustedProxies(reader),
     containerRuntime,
@@ -228,6 +233,7 @@ export function readEnvSettings(env: Environment): { settings: EnvSettings; issu
     strict: reader.bool("GATEWAY_CONFIG_STRICT") ?? false,
     childBaseEnv: Object.freeze(readChildBaseEnv(env)),
     variables: env,
+    otel,
   };
   return { settings, issues: reader.issues };
 }
@@ -241,6 +247,10 @@ export interface Overrides {
   readonly maxResponseBytes?: number | undefined;
   readonly maxTokenLifetime?: number | undefined;
   readonly tracingCallerIds?: boolean | undefined;
+  /** `OTEL_SDK_DISABLED=true`: tracing off unless the file writes `observability.tracing.enabled`. */
+  readonly otelDisabled?: boolean | undefined;
+  /** `OTEL_SERVICE_NAME` (or `service.name` of `OTEL_RESOURCE_ATTRIBUTES`), unless the file writes `service_name`. */
+  readonly otelServiceName?: string | undefined;
   readonly auditExportEnabled?: boolean | undefined;
   readonly rateLimitRps?: number | undefined;
   readonly rateLimitBurst?: number | undefined;
@@ -271,6 +281,8 @@ export function readOverrides(
       "must be an integer >= 0 (seconds; 0 disables the cap)",
     ),
     tracingCallerIds: reader.bool("MCP_TRACING_CALLER_IDS"),
+    // Problems of the OTEL_* variables are reported by readEnvSettings, once.
+    ...otelOverrides(env),
     auditExportEnabled: reader.bool("MCP_AUDIT_EXPORT_ENABLED"),
     rateLimitRps: reader.positiveNumber("MCP_RATE_LIMIT_RPS"),
     rateLimitBurst: reader.int("MCP_RATE_LIMIT_BURST", 1, "must be a positive integer"),
@@ -280,8 +292,19 @@ export function readOverrides(
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 
-function written(raw: unknown, section: string, key: string): boolean {
-  return isPlainObject(raw) && isPlainObject(raw[section]) && raw[section][key] !== undefined;
+function otelOverrides(env: Environment): Pick<Overrides, "otelDisabled" | "otelServiceName"> {
+  const { otel } = readOtelEnv(env);
+  return { otelDisabled: otel.disabled || undefined, otelServiceName: otel.serviceName };
+}
+
+/** Whether the file wrote the key at `path` (`["rate_limit", "rps"]`). */
+function written(raw: unknown, ...path: string[]): boolean {
+  let node: unknown = raw;
+  for (const key of path) {
+    if (!isPlainObject(node)) return false;
+    node = node[key];
+  }
+  return node !== undefined;
 }
 
 /**
@@ -305,6 +328,13 @@ export function applyOverrides(config: GatewayConfig, raw: unknown, overrides: O
   }
   if (overrides.tracingCallerIds !== undefined)
     target.observability.tracing.caller_ids = overrides.tracingCallerIds;
+  // The standard OpenTelemetry variables fill what the file's observability.tracing leaves unwritten.
+  if (overrides.otelDisabled && !written(raw, "observability", "tracing", "enabled")) {
+    target.observability.tracing.enabled = false;
+  }
+  if (overrides.otelServiceName !== undefined && !written(raw, "observability", "tracing", "service_name")) {
+    target.observability.tracing.service_name = overrides.otelServiceName;
+  }
   if (overrides.auditExportEnabled !== undefined)
     target.observability.audit.enabled = overrides.auditExportEnabled;
   // The rate_limit block wins: the variables only fill keys the file did not write.

@@ -90,6 +90,7 @@ async function runCalls(
   tracing: string,
   calls: { mcp_server: string; tool: string; arguments: Record<string, unknown> }[],
   env: Record<string, string> = {},
+  headers: Record<string, string> = {},
 ) {
   const collector = await startOtlpCollector();
   const remote = await startRecordingHttpServer();
@@ -99,7 +100,10 @@ async function runCalls(
   );
   let client: Client | undefined;
   try {
-    client = await connectHttp(await app.listen({ host: "127.0.0.1", port: 0 }));
+    const base = await app.listen({ host: "127.0.0.1", port: 0 });
+    client = await connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", base), { requestInit: { headers } }),
+    );
     const { json } = await callJson(client, "gateway_call", { calls, max_concurrency: 1 });
     return { collector, remote, results: json.results as Outcome[] };
   } finally {
@@ -117,9 +121,16 @@ const CALLS = [
   { mcp_server: "echo", tool: "forbidden", arguments: {} },
 ];
 
+const SERVER = 2;
+const CLIENT = 3;
+
+/** The CLIENT span of the upstream call of `tool` on `server`. */
 function spanOf(spans: CollectedSpan[], server: string, tool: string): CollectedSpan {
   const found = spans.filter(
-    (span) => span.attributes["mcp.server.id"] === server && span.attributes["mcp.tool.name"] === tool,
+    (span) =>
+      span.kind === CLIENT &&
+      span.attributes["airlock.server.id"] === server &&
+      span.attributes["gen_ai.tool.name"] === tool,
   );
   expect(found).toHaveLength(1);
   return found[0] as CollectedSpan;
@@ -129,31 +140,88 @@ function metaOf(outcome: Outcome | undefined): Record<string, unknown> | null {
   return JSON.parse(outcome?.result?.content[0]?.text ?? "null");
 }
 
+const INCOMING_TRACE = "5bf92f3577b34da6a3ce929d0e0e4736";
+const INCOMING_SPAN = "10f067aa0ba902b7";
+
 describe("tracing enabled, pointed at an OTLP collector", () => {
   let run: Awaited<ReturnType<typeof runCalls>>;
 
   beforeAll(async () => {
-    run = await runCalls(`    otlp_endpoint: COLLECTOR\n    service_name: airlock-under-test`, CALLS);
+    run = await runCalls(
+      `    otlp_endpoint: COLLECTOR\n    service_name: airlock-under-test`,
+      CALLS,
+      // The file's keys win over the environment's.
+      { OTEL_SERVICE_NAME: "from-env", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" },
+      { traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01` },
+    );
   }, 30_000);
 
-  it("posts the spans to <endpoint>/v1/traces over OTLP/HTTP JSON, named after the service", () => {
-    expect(run.collector.requests.length).toBeGreaterThan(0);
-    expect(run.collector.requests.every((request) => request.path === "/v1/traces")).toBe(true);
+  it("posts the spans to <endpoint>/v1/traces as OTLP/HTTP protobuf, named after the file's service", () => {
+    const traces = run.collector.requests.filter((request) => request.path === "/v1/traces");
+    expect(traces.length).toBeGreaterThan(0);
+    expect(traces.every((request) => request.headers["content-type"] === "application/x-protobuf")).toBe(
+      true,
+    );
     const span = spanOf(run.collector.spans, "far", "shout");
-    expect(span.name).toBe("mcp.tool.call shout");
+    expect(span.name).toBe("tools/call shout");
     expect(span.resource["service.name"]).toBe("airlock-under-test");
   });
 
-  it("records one span per tool call with the mcp.* attributes and a success status", () => {
-    expect(run.collector.spans).toHaveLength(CALLS.length);
+  it("records one CLIENT span per upstream call with the MCP conventions' attributes", () => {
+    expect(run.collector.spans.filter((span) => span.kind === CLIENT)).toHaveLength(CALLS.length);
     const span = spanOf(run.collector.spans, "far", "shout");
     expect(span.attributes).toMatchObject({
-      "mcp.server.id": "far",
-      "mcp.tool.name": "shout",
-      "mcp.tool.status": "success",
-      "hangar.route.backend": "far",
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "shout",
+      "gen_ai.operation.name": "execute_tool",
+      "airlock.server.id": "far",
+      "airlock.tool.status": "success",
+      "airlock.route.backend": "far",
     });
     expect(span.statusCode).not.toBe(2);
+  });
+
+  it("puts the whole batch in the incoming trace: HTTP span, MCP SERVER span, then the CLIENT spans", () => {
+    expect(new Set(run.collector.spans.map((span) => span.traceId))).toEqual(new Set([INCOMING_TRACE]));
+    const server = run.collector.spans.filter((span) => span.name === "tools/call gateway_call");
+    expect(server).toHaveLength(1);
+    expect(server[0]).toMatchObject({ kind: SERVER });
+    expect(server[0]?.attributes).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "gateway_call",
+      "network.transport": "tcp",
+    });
+    expect(typeof server[0]?.attributes["jsonrpc.request.id"]).toBe("string");
+    expect(typeof server[0]?.attributes["mcp.protocol.version"]).toBe("string");
+    const http = run.collector.spans.find((span) => span.spanId === server[0]?.parentSpanId);
+    expect(http).toMatchObject({ kind: SERVER, name: "POST /mcp", parentSpanId: INCOMING_SPAN });
+    expect(http?.attributes).toMatchObject({
+      "http.request.method": "POST",
+      "http.route": "/mcp",
+      "url.path": "/mcp",
+      "http.response.status_code": 200,
+    });
+    for (const call of run.collector.spans.filter((span) => span.kind === CLIENT)) {
+      expect(call.parentSpanId).toBe(server[0]?.spanId);
+    }
+    const initialize = run.collector.spans.find((span) => span.name === "initialize");
+    expect(initialize?.kind).toBe(SERVER);
+  });
+
+  it("exports the MCP operation durations as OTel histograms in seconds, beside the spans", () => {
+    const server = run.collector.metrics.filter((point) => point.name === "mcp.server.operation.duration");
+    const client = run.collector.metrics.filter((point) => point.name === "mcp.client.operation.duration");
+    expect(server.every((point) => point.unit === "s")).toBe(true);
+    expect(server.find((point) => point.attributes["gen_ai.tool.name"] === "gateway_call")).toMatchObject({
+      count: 1,
+      attributes: { "mcp.method.name": "tools/call", "network.transport": "tcp" },
+    });
+    expect(client.reduce((sum, point) => sum + point.count, 0)).toBe(CALLS.length);
+    expect(
+      client.find((point) => point.attributes["gen_ai.tool.name"] === "forbidden")?.attributes,
+    ).toMatchObject({
+      "error.type": "ToolAccessDeniedError",
+    });
   });
 
   it("sends the HTTP upstream a traceparent header naming the gateway's span, in the same trace", () => {
@@ -177,7 +245,10 @@ describe("tracing enabled, pointed at an OTLP collector", () => {
   it("names the group and the member that served a call through a group", () => {
     expect(run.results[2]?.success).toBe(true);
     const span = spanOf(run.collector.spans, "pool", "meta");
-    expect(span.attributes).toMatchObject({ "hangar.route.backend": "echo", "mcp.tool.status": "success" });
+    expect(span.attributes).toMatchObject({
+      "airlock.route.backend": "echo",
+      "airlock.tool.status": "success",
+    });
     const meta = metaOf(run.results[2]);
     expect(String(meta?.traceparent)).toContain(span.spanId);
   });
@@ -186,7 +257,7 @@ describe("tracing enabled, pointed at an OTLP collector", () => {
     expect(run.results[3]).toMatchObject({ success: false, error_type: "ToolAccessDeniedError" });
     const span = spanOf(run.collector.spans, "echo", "forbidden");
     expect(span.attributes).toMatchObject({
-      "mcp.tool.status": "denied",
+      "airlock.tool.status": "denied",
       "error.type": "ToolAccessDeniedError",
     });
     expect(span.statusCode).toBe(2);
@@ -195,7 +266,7 @@ describe("tracing enabled, pointed at an OTLP collector", () => {
   it("records no caller ids by default", () => {
     for (const span of run.collector.spans) {
       expect(span.attributes["enduser.id"]).toBeUndefined();
-      expect(span.attributes["session.id"]).toBeUndefined();
+      expect(span.attributes["mcp.session.id"]).toBeUndefined();
     }
   });
 });
@@ -209,7 +280,81 @@ describe("tracing with caller ids", () => {
     );
     const span = spanOf(run.collector.spans, "far", "shout");
     expect(span.attributes["enduser.id"]).toBe("anonymous");
-    expect(typeof span.attributes["session.id"]).toBe("string");
+    expect(typeof span.attributes["mcp.session.id"]).toBe("string");
+  }, 30_000);
+});
+
+describe("tracing set by the OTEL_* variables", () => {
+  it("exports nothing with OTEL_SDK_DISABLED=true when the file does not write enabled", async () => {
+    const run = await runCalls(`    otlp_endpoint: COLLECTOR`, CALLS.slice(0, 2), {
+      OTEL_SDK_DISABLED: "true",
+    });
+    expect(run.results.map((outcome) => outcome.success)).toEqual([true, true]);
+    expect(run.collector.requests).toHaveLength(0);
+    expect(run.remote.toolCalls[0]?.traceparent).toBeUndefined();
+  }, 30_000);
+
+  it("exports to OTEL_EXPORTER_OTLP_ENDPOINT in the protocol of OTEL_EXPORTER_OTLP_PROTOCOL, named by OTEL_SERVICE_NAME", async () => {
+    const collector = await startOtlpCollector();
+    try {
+      const run = await runCalls(`    caller_ids: false`, CALLS.slice(0, 1), {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: "named-by-env",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test",
+      });
+      await run.collector.close();
+      const traces = collector.requests.filter((request) => request.path === "/v1/traces");
+      expect(traces.length).toBeGreaterThan(0);
+      expect(traces.every((request) => request.headers["content-type"] === "application/json")).toBe(true);
+      expect(spanOf(collector.spans, "far", "shout").resource).toMatchObject({
+        "service.name": "named-by-env",
+        "deployment.environment": "test",
+      });
+    } finally {
+      await collector.close();
+    }
+  }, 30_000);
+
+  it("samples nothing with OTEL_TRACES_SAMPLER=always_off", async () => {
+    const run = await runCalls(`    otlp_endpoint: COLLECTOR`, CALLS.slice(0, 1), {
+      OTEL_TRACES_SAMPLER: "always_off",
+    });
+    expect(run.collector.spans).toHaveLength(0);
+  }, 30_000);
+});
+
+describe("a collector that refuses the spans", () => {
+  it("counts each failed export in airlock_telemetry_export_failures_total", async () => {
+    const collector = await startOtlpCollector();
+    collector.refusals.push(...Array.from({ length: 50 }, () => 503));
+    const remote = await startRecordingHttpServer();
+    // Batches every 50 ms rather than 5 s (read by the SDK's batch processor from the process).
+    process.env.OTEL_BSP_SCHEDULE_DELAY = "50";
+    const { app, close } = await startTestGateway(
+      yaml(remote.url, `    otlp_endpoint: ${collector.endpoint}`),
+      { OTEL_EXPORTER_OTLP_TIMEOUT: "1000" },
+    );
+    delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+    let client: Client | undefined;
+    try {
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      client = await connectHttp(base);
+      const failures = async () => {
+        const text = await (await fetch(new URL("/metrics", base))).text();
+        return Number(
+          /airlock_telemetry_export_failures_total\{signal="traces"\} (\d+)/.exec(text)?.[1] ?? 0,
+        );
+      };
+      expect(await failures()).toBe(0);
+      await callJson(client, "gateway_call", { calls: CALLS.slice(0, 1) });
+      await waitFor(async () => (await failures()) >= 1, 15_000);
+    } finally {
+      await client?.close();
+      await close();
+      await collector.close();
+      await remote.close();
+    }
   }, 30_000);
 });
 
@@ -259,8 +404,10 @@ observability:
       await collector.close();
     }
     const span = spanOf(collector.spans, "echo", "meta");
+    const server = collector.spans.find((candidate) => candidate.spanId === span.parentSpanId);
+    expect(server).toMatchObject({ name: "tools/call meta", kind: SERVER, traceId: clientTrace });
+    expect(server?.parentSpanId).toBe(clientSpan);
     expect(span.traceId).toBe(clientTrace);
-    expect(span.parentSpanId).toBe(clientSpan);
     expect(meta).toMatchObject({ traceparent: `00-${clientTrace}-${span.spanId}-01`, "x-kept": "yes" });
   }, 40_000);
 
@@ -292,10 +439,19 @@ observability:
       await close();
       await collector.close();
     }
-    const spans = collector.spans.filter((span) => span.attributes["mcp.tool.name"] === "meta");
-    expect(spans.map((span) => [span.traceId, span.parentSpanId])).toEqual([
-      [headerTrace, headerSpan],
-      [clientTrace, clientSpan],
-    ]);
+    const byId = new Map(collector.spans.map((span) => [span.spanId, span]));
+    const servers = collector.spans.filter((span) => span.kind === SERVER && span.name === "tools/call meta");
+    expect(servers.map((span) => span.traceId)).toEqual([headerTrace, clientTrace]);
+    // The first: under the POST's HTTP span, itself under the header's span.
+    const http = byId.get(servers[0]?.parentSpanId ?? "");
+    expect(http).toMatchObject({ name: "POST /mcp", parentSpanId: headerSpan });
+    // The second: _meta names its parent.
+    expect(servers[1]?.parentSpanId).toBe(clientSpan);
+    for (const server of servers) {
+      const calls = collector.spans.filter(
+        (span) => span.kind === CLIENT && span.parentSpanId === server.spanId,
+      );
+      expect(calls).toHaveLength(1);
+    }
   }, 40_000);
 });

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { decodeTraceRequest } from "./otlp-protobuf.js";
 
 /** One span as the OTLP/HTTP JSON encoding carries it, with its resource's attributes. */
 export interface CollectedSpan {
@@ -6,6 +7,8 @@ export interface CollectedSpan {
   spanId: string;
   parentSpanId: string | undefined;
   name: string;
+  /** OTLP span kind: 1 internal, 2 server, 3 client. */
+  kind: number;
   /** Attribute values unwrapped from their OTLP `AnyValue` (`stringValue`, `intValue`, ...). */
   attributes: Record<string, unknown>;
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
@@ -27,11 +30,21 @@ export interface CollectedLogRecord {
   resource: Record<string, unknown>;
 }
 
+/** One histogram data point of a metric, with its attributes. */
+export interface CollectedDataPoint {
+  name: string;
+  unit: string;
+  count: number;
+  attributes: Record<string, unknown>;
+}
+
 export interface OtlpCollector {
   /** The base endpoint, without a path: `http://127.0.0.1:<port>`. */
   readonly endpoint: string;
   readonly spans: CollectedSpan[];
   readonly logs: CollectedLogRecord[];
+  /** Data points of the metrics received (OTLP/HTTP JSON), with their metric's name and unit. */
+  readonly metrics: CollectedDataPoint[];
   /** Status codes to answer the next export requests with, first one first (then 200). */
   readonly refusals: number[];
   /** Headers and path of every export request received. */
@@ -100,26 +113,60 @@ function collectLogs(body: LogsRequest, logs: CollectedLogRecord[]): void {
   }
 }
 
+interface MetricsRequest {
+  resourceMetrics?: {
+    scopeMetrics?: {
+      metrics?: {
+        name: string;
+        unit?: string;
+        histogram?: { dataPoints?: { count?: number | string; attributes?: OtlpKeyValue[] }[] };
+      }[];
+    }[];
+  }[];
+}
+
+function collectMetrics(body: MetricsRequest, points: CollectedDataPoint[]): void {
+  for (const resource of body.resourceMetrics ?? []) {
+    for (const scope of resource.scopeMetrics ?? []) {
+      for (const metric of scope.metrics ?? []) {
+        for (const point of metric.histogram?.dataPoints ?? []) {
+          points.push({
+            name: metric.name,
+            unit: metric.unit ?? "",
+            count: Number(point.count ?? 0),
+            attributes: attributesOf(point.attributes),
+          });
+        }
+      }
+    }
+  }
+}
+
+const PATHS = new Set(["/v1/traces", "/v1/logs", "/v1/metrics"]);
+
 /**
- * An OTLP/HTTP collector stub on 127.0.0.1: accepts `POST /v1/traces` and `POST /v1/logs` in the
- * JSON encoding (what the gateway's exporters send), records the spans and log records and answers
- * an empty success, or the status codes queued in `refusals`. Any other path answers 404, any other
- * content type 415, so a wrong URL or encoding fails the test.
+ * An OTLP/HTTP collector stub on 127.0.0.1: accepts `POST /v1/traces` (JSON or protobuf),
+ * `/v1/logs` and `/v1/metrics` (JSON), records the spans, log records and histogram points and
+ * answers an empty success, or the status codes queued in `refusals`. Any other path answers 404,
+ * any other content type 415, so a wrong URL or encoding fails the test.
  */
 export async function startOtlpCollector(): Promise<OtlpCollector> {
   const spans: CollectedSpan[] = [];
   const logs: CollectedLogRecord[] = [];
   const refusals: number[] = [];
   const requests: { path: string; headers: IncomingHttpHeaders }[] = [];
+  const metrics: CollectedDataPoint[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     requests.push({ path: req.url ?? "", headers: req.headers });
-    if (req.method !== "POST" || (req.url !== "/v1/traces" && req.url !== "/v1/logs")) {
+    if (req.method !== "POST" || !PATHS.has(req.url ?? "")) {
       res.writeHead(404).end();
       return;
     }
-    if (!String(req.headers["content-type"]).startsWith("application/json")) {
+    const type = String(req.headers["content-type"]);
+    const protobuf = req.url === "/v1/traces" && type.startsWith("application/x-protobuf");
+    if (!type.startsWith("application/json") && !protobuf) {
       res.writeHead(415).end();
       return;
     }
@@ -133,7 +180,16 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
       return;
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+    if (req.url === "/v1/metrics") {
+      collectMetrics(JSON.parse(Buffer.concat(chunks).toString("utf8")) as MetricsRequest, metrics);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      return;
+    }
+    const body = (
+      protobuf
+        ? decodeTraceRequest(Buffer.concat(chunks))
+        : JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    ) as {
       resourceSpans?: {
         resource?: { attributes?: OtlpKeyValue[] };
         scopeSpans?: {
@@ -142,6 +198,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
             spanId: string;
             parentSpanId?: string;
             name: string;
+            kind?: number;
             attributes?: OtlpKeyValue[];
             status?: { code?: number };
           }[];
@@ -157,6 +214,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
             spanId: span.spanId,
             parentSpanId: span.parentSpanId || undefined,
             name: span.name,
+            kind: span.kind ?? 0,
             attributes: attributesOf(span.attributes),
             statusCode: span.status?.code ?? 0,
             resource,
@@ -172,6 +230,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
     logs,
+    metrics,
     refusals,
     requests,
     close: () =>

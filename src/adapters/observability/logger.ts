@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import { Writable } from "node:stream";
 import pino, { type Logger as PinoLogger } from "pino";
 import { ensureDirectory } from "../system/ensure-directory.js";
+import { activeSpanLogFields } from "./active-span.js";
 
 export type LogLevelName = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 
@@ -59,6 +60,8 @@ export function createLogger(options: LoggerOptions): PinoLogger {
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      // A line written while a traced request is handled names its trace and span.
+      mixin: activeSpanLogFields,
       formatters: { level: (_label, number) => ({ level: LEVEL_LABELS[number] ?? String(number) }) },
     },
     destination,

@@ -80,7 +80,9 @@ const removedLangfuseSchema = z
 export const observabilitySchema = section({
   tracing: section({
     enabled: bool().default(true),
-    otlp_endpoint: httpUrl().default("http://localhost:4317"),
+    // No default: unwritten, the OTEL_EXPORTER_OTLP_* variables decide, else the default endpoint of
+    // the protocol (http://localhost:4318 over HTTP, http://localhost:4317 over gRPC).
+    otlp_endpoint: httpUrl().optional(),
     service_name: nonBlank().default("airlock"),
     jaeger_host: nonBlank().optional(),
     jaeger_port: intBetween(1, 65535).default(6831),

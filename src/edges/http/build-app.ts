@@ -16,6 +16,7 @@ import {
 } from "./plugins/errors.js";
 import { registerJsonBody } from "./plugins/json-body.js";
 import { checkRequestShape } from "./plugins/request-shape.js";
+import { registerRequestSpans } from "./plugins/request-spans.js";
 import { approvalCallbackRoutes } from "./routes/approvals.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes, registerRequestMetrics } from "./routes/metrics.js";
@@ -104,6 +105,8 @@ export async function buildHttpApp(
     trustProxy: options.authentication?.proxies.trustProxy ?? false,
     ...(options.timeouts && serverTimeouts(options.timeouts)),
   });
+  // First: what every later hook logs carries the request's trace ids.
+  registerRequestSpans(app, services.tracer);
   registerErrorHandling(app, services.logger);
   if (options.accessLog) registerAccessLog(app, services.logger);
   registerJsonBody(app, options.maxJsonDepth);

@@ -1,6 +1,8 @@
 import { ProtocolErrorCode, type RequestId, type Transport } from "@modelcontextprotocol/server";
+import type { Tracer } from "../../app/ports/tracer.js";
 import type { FrontDoorRequestHandler } from "./front-door/server.js";
-import { transportHeaders } from "./gateway-server.js";
+import { traceRequests } from "./traced-requests.js";
+import { transportHeaders } from "./transport-headers.js";
 
 /**
  * Serves the requests `transport` delivers with `handler`, as the SDK's `Server` dispatches them to
@@ -14,7 +16,8 @@ import { transportHeaders } from "./gateway-server.js";
  * the error's `code` (a safe integer, else -32603), `message` and `data`; an aborted request is not
  * answered. Responses from the client are not expected and are dropped.
  */
-export function serveDirect(transport: Transport, handler: FrontDoorRequestHandler): void {
+export function serveDirect(transport: Transport, handler: FrontDoorRequestHandler, tracer?: Tracer): void {
+  traceRequests(transport, tracer);
   const running = new Map<RequestId, AbortController>();
   // The client left, or the gateway closes: what still runs stops, as the SDK's server stops its
   // handlers when its transport closes.

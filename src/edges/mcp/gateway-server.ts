@@ -12,6 +12,11 @@ import {
   specTypeSchemas,
   type Transport,
 } from "@modelcontextprotocol/server";
+import type { Tracer } from "../../app/ports/tracer.js";
+import { traceRequests } from "./traced-requests.js";
+import { transportHeaders } from "./transport-headers.js";
+
+export { transportHeaders };
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
@@ -39,6 +44,8 @@ const CHECKED_PARAMS: Readonly<Record<string, SpecTypeName>> = {
 export class GatewayServer extends Server {
   /** Requests whose handler failed with -32002, until their answer is sent. */
   private readonly resourceMisses = new Set<RequestId>();
+  /** Traces each request this server is sent (`traced-requests.ts`); undefined or off: none. */
+  tracer: Tracer | undefined;
 
   /**
    * `error` as the failure of request `id`: a -32002 is sent as -32002. Not for a request that was
@@ -51,6 +58,7 @@ export class GatewayServer extends Server {
   }
 
   override async connect(transport: Transport): Promise<void> {
+    traceRequests(transport, this.tracer);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => send(this.restoredCode(message), options);
     await super.connect(transport);
@@ -73,23 +81,9 @@ export class GatewayServer extends Server {
   }
 }
 
-/** A transport that tells the HTTP headers of a request it delivered (the session transport does). */
-interface CarriesHeaders {
-  requestHeaders(id: RequestId): IncomingHttpHeaders | undefined;
-}
-
 /** The HTTP headers of the request `id` the server is handling, when its transport tells them. */
 export function requestHeaders(server: Server, id: RequestId): IncomingHttpHeaders | undefined {
   return transportHeaders(server.transport, id);
-}
-
-/** The HTTP headers of request `id`, when `transport` tells them. */
-export function transportHeaders(
-  transport: Transport | undefined,
-  id: RequestId,
-): IncomingHttpHeaders | undefined {
-  const carrier = transport as Partial<CarriesHeaders> | undefined;
-  return typeof carrier?.requestHeaders === "function" ? carrier.requestHeaders(id) : undefined;
 }
 
 /** The error answering params the SDK's schema `paramsType` refuses, or undefined when it accepts them. */

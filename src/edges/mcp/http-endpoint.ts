@@ -310,7 +310,7 @@ export class McpHttpEndpoint {
     const statelessCall = DIRECT_METHODS.has(message.method) ? this.options.statelessCall : undefined;
     if (statelessCall) {
       // The hot path: served without an SDK server (`serveDirect`).
-      serveDirect(transport, statelessCall(key, contextOf, stateless.input));
+      serveDirect(transport, statelessCall(key, contextOf, stateless.input), this.services.tracer);
     } else {
       const server = this.options.statelessServer
         ? this.options.statelessServer(key, contextOf, stateless.input)

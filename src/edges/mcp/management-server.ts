@@ -84,6 +84,7 @@ export function createManagementServer(
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: lazySchemaValidator() },
   );
+  server.tracer = services.tracer;
   server.setRequestHandler("tools/list", async () => ({ tools: LISTED }));
   server.setRequestHandler("tools/call", async ({ params }, ctx) => {
     const name = params.name;

@@ -255,6 +255,59 @@ auth:
   });
 });
 
+describe("the standard OpenTelemetry variables", () => {
+  it("are read as the OTel SDK specification says", () => {
+    const { otel } = parse("{}", {
+      OTEL_SDK_DISABLED: "TRUE",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod,team=a%20b",
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.25",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/",
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "http://metrics:4317",
+      OTEL_EXPORTER_OTLP_HEADERS: "api-key=a,x=1",
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: "api-key=b",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "2500",
+    }).env;
+    expect(otel).toMatchObject({
+      disabled: true,
+      resourceAttributes: { "deployment.environment": "prod", team: "a b" },
+      sampler: "parentbased_traceidratio",
+      samplerRatio: 0.25,
+      traces: {
+        protocol: "http/json",
+        endpoint: "http://collector:4318/v1/traces",
+        headers: { "api-key": "b", x: "1" },
+        timeoutMs: 2500,
+      },
+      metrics: { protocol: "grpc", endpoint: "http://metrics:4317" },
+      logs: { protocol: "grpc", endpoint: "http://collector:4318/" },
+    });
+  });
+
+  it("refuse a protocol or sampler the specification does not name, by variable", () => {
+    expect(() => parse("{}", { OTEL_EXPORTER_OTLP_PROTOCOL: "http" })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL.*http\/protobuf, http\/json, grpc/s,
+    );
+    expect(() => parse("{}", { OTEL_TRACES_SAMPLER: "sometimes" })).toThrow(/OTEL_TRACES_SAMPLER/);
+  });
+
+  it("fill the tracing keys the file leaves unwritten, and only those", () => {
+    const env = { OTEL_SDK_DISABLED: "true", OTEL_SERVICE_NAME: "from-env" };
+    expect(parse("{}", env).config.observability.tracing).toMatchObject({
+      enabled: false,
+      service_name: "from-env",
+    });
+    const written = parse("observability: {tracing: {enabled: true, service_name: file}}", env);
+    expect(written.config.observability.tracing).toMatchObject({ enabled: true, service_name: "file" });
+    expect(
+      parse("{}", { OTEL_RESOURCE_ATTRIBUTES: "service.name=from-resource" }).config.observability.tracing
+        .service_name,
+    ).toBe("from-resource");
+  });
+});
+
 describe("environment-only settings", () => {
   it("default to loopback proxies, docker, no compliance export and lenient keys", () => {
     expect(parse("{}").env).toEqual({
@@ -266,6 +319,7 @@ describe("environment-only settings", () => {
       strict: false,
       childBaseEnv: {},
       variables: {},
+      otel: expect.objectContaining({ disabled: false, sampler: "parentbased_always_on" }),
     });
   });
 
@@ -285,6 +339,7 @@ describe("environment-only settings", () => {
       strict: false,
       childBaseEnv: {},
       variables: env,
+      otel: expect.objectContaining({ disabled: false }),
     });
   });
 

@@ -1,15 +1,23 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { loggableUrl, otlpTracesUrl } from "../../../src/adapters/observability/otlp-url.js";
+import { createLogger } from "../../../src/adapters/observability/logger.js";
+import { loggableUrl, resolveOtlpUrl } from "../../../src/adapters/observability/otlp-url.js";
+import { PromTelemetryHealth } from "../../../src/adapters/observability/telemetry-health.js";
 import { whenUnreachable } from "../../../src/adapters/observability/tracing/collector-probe.js";
 import { OtelTracer } from "../../../src/adapters/observability/tracing/otel-tracer.js";
 import {
-  EXPORT_FAILURE_REPORT_INTERVAL_MS,
   failureReason,
   ReportingSpanExporter,
 } from "../../../src/adapters/observability/tracing/reporting-span-exporter.js";
+import { samplerNamed } from "../../../src/adapters/observability/tracing/sampler.js";
 import type { Logger } from "../../../src/app/ports/logger.js";
 import { NOOP_TRACER } from "../../../src/app/ports/tracer.js";
 
@@ -35,7 +43,61 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe("the OTLP traces URL", () => {
+/** A tracer writing JSON lines to `written`, with its Prometheus counters. */
+function consoleTracer(
+  written: string[],
+  options: { callerIds?: boolean; sampler?: string; otlp?: SpanExporter } = {},
+) {
+  const health = new PromTelemetryHealth();
+  const registry = new Registry();
+  health.register(registry);
+  const tracer = new OtelTracer(
+    {
+      resource: resourceFromAttributes({ "service.name": "svc" }),
+      serviceVersion: "1.2.3",
+      sampler: samplerNamed(options.sampler ?? "parentbased_always_on", 1),
+      otlp: options.otlp ? { exporter: options.otlp, target: "test" } : null,
+      consoleWrite: options.otlp ? null : (line) => written.push(line),
+      callerIds: options.callerIds ?? false,
+      meter: null,
+      health,
+    },
+    SILENT,
+  );
+  return { tracer, registry };
+}
+
+describe("where a signal is exported", () => {
+  it.each([
+    [
+      "the file's endpoint, with the signal path",
+      "http://c:4318",
+      "http://e:1/x",
+      "http/protobuf",
+      "http://c:4318/v1/traces",
+    ],
+    ["the file's endpoint as written over gRPC", "http://c:4317", undefined, "grpc", "http://c:4317"],
+    [
+      "the environment's endpoint without a file key",
+      undefined,
+      "http://e:4318/v1/traces",
+      "http/json",
+      "http://e:4318/v1/traces",
+    ],
+    [
+      "localhost:4318 by default over HTTP",
+      undefined,
+      undefined,
+      "http/protobuf",
+      "http://localhost:4318/v1/traces",
+    ],
+    ["localhost:4317 by default over gRPC", undefined, undefined, "grpc", "http://localhost:4317"],
+  ] as const)("is %s", (_name, file, env, protocol, url) => {
+    expect(resolveOtlpUrl(file, env, protocol, "traces")).toBe(url);
+  });
+});
+
+describe("the OTLP traces URL of a file endpoint", () => {
   it.each([
     ["http://localhost:4317", "http://localhost:4317/v1/traces"],
     ["http://collector:4318/", "http://collector:4318/v1/traces"],
@@ -44,7 +106,7 @@ describe("the OTLP traces URL", () => {
     ["http://collector:4318/custom/path", "http://collector:4318/custom/path"],
     ["http://collector:4318?tenant=a", "http://collector:4318/v1/traces?tenant=a"],
   ])("reads %s as %s", (endpoint, url) => {
-    expect(otlpTracesUrl(endpoint)).toBe(url);
+    expect(resolveOtlpUrl(endpoint, undefined, "http/json", "traces")).toBe(url);
   });
 
   it("is logged without credentials or query", () => {
@@ -65,35 +127,34 @@ describe("export failures", () => {
     expect(failureReason(undefined)).toBe("unknown");
   });
 
-  it("are logged at warn once per interval with the spans lost, then recovery at info", async () => {
+  it("are warned once, then counted without a log line, and recovery is logged at info", async () => {
     const port = await closedPort();
     const { logger, lines } = recordingLogger();
-    let now = 0;
-    const inner = new OTLPTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces`, timeoutMillis: 2_000 });
+    const inner = new OTLPTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces`, timeoutMillis: 300 });
     let succeed = false;
+    let failures = 0;
     const exporter = new ReportingSpanExporter(
       {
         export: (spans, done) =>
           succeed ? done({ code: ExportResultCode.SUCCESS }) : inner.export(spans, done),
         shutdown: () => inner.shutdown(),
       },
-      { logger, target: "http://127.0.0.1/v1/traces", now: () => now },
+      { logger, target: "http://127.0.0.1/v1/traces", now: () => 0, onFailure: () => failures++ },
     );
     const exportOnce = () =>
       new Promise<number>((done) => exporter.export([], (result) => done(result.code)));
     // An empty batch still makes a request, which the closed port refuses.
     expect(await exportOnce()).toBe(ExportResultCode.FAILED);
-    now += 1_000;
     expect(await exportOnce()).toBe(ExportResultCode.FAILED);
-    expect(lines.filter((line) => line.level === "warn")).toHaveLength(1);
-    now += EXPORT_FAILURE_REPORT_INTERVAL_MS;
-    await exportOnce();
+    expect(await exportOnce()).toBe(ExportResultCode.FAILED);
     const warnings = lines.filter((line) => line.level === "warn");
-    expect(warnings).toHaveLength(2);
-    expect(warnings[0]?.fields).toMatchObject({ reason: "ECONNREFUSED", lost_spans: 0 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.fields).toMatchObject({ reason: "ECONNREFUSED" });
+    expect(failures).toBe(3);
     succeed = true;
     await exportOnce();
     expect(lines.at(-1)).toMatchObject({ level: "info" });
+    expect(lines).toHaveLength(2);
     await exporter.shutdown();
   });
 });
@@ -107,18 +168,9 @@ describe("the collector probe at stop", () => {
 });
 
 describe("the OpenTelemetry tracer", () => {
-  it("writes one JSON line per span with console export, in the trace it propagates", async () => {
+  it("writes one JSON line per tool call span, named and attributed by the MCP conventions", async () => {
     const written: string[] = [];
-    const tracer = new OtelTracer(
-      {
-        serviceName: "svc",
-        serviceVersion: "1.2.3",
-        otlpUrl: null,
-        consoleWrite: (line) => written.push(line),
-        callerIds: false,
-      },
-      SILENT,
-    );
+    const { tracer } = consoleTracer(written);
     const span = tracer.startToolCall({
       target: "pool",
       tool: "add",
@@ -136,32 +188,39 @@ describe("the OpenTelemetry tracer", () => {
     expect(line).toMatchObject({
       trace_id: traceId,
       span_id: spanId,
-      name: "mcp.tool.call add",
+      name: "tools/call add",
+      kind: 2,
       service_name: "svc",
       status: { code: 2, message: "ToolTimeoutError" },
       attributes: {
-        "mcp.server.id": "pool",
-        "hangar.route.backend": "m1",
-        "mcp.tool.name": "add",
-        "mcp.tool.status": "failure",
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "add",
+        "gen_ai.operation.name": "execute_tool",
+        "airlock.server.id": "pool",
+        "airlock.route.backend": "m1",
+        "airlock.tool.status": "failure",
         "error.type": "ToolTimeoutError",
       },
     });
     expect(line.attributes["enduser.id"]).toBeUndefined();
   });
 
+  it("marks an isError answer as an error span with error.type tool_error", async () => {
+    const written: string[] = [];
+    const { tracer } = consoleTracer(written);
+    tracer
+      .startToolCall({ target: "a", tool: "t", callId: "c", caller: { id: "x", tenantId: null } })
+      .end("success", { toolError: true });
+    await tracer.shutdown();
+    expect(JSON.parse(written[0] as string)).toMatchObject({
+      status: { code: 2 },
+      attributes: { "error.type": "tool_error", "airlock.tool.status": "success" },
+    });
+  });
+
   it("records caller ids only when asked to", async () => {
     const written: string[] = [];
-    const tracer = new OtelTracer(
-      {
-        serviceName: "svc",
-        serviceVersion: "1",
-        otlpUrl: null,
-        consoleWrite: (l) => written.push(l),
-        callerIds: true,
-      },
-      SILENT,
-    );
+    const { tracer } = consoleTracer(written, { callerIds: true });
     tracer
       .startToolCall({
         target: "a",
@@ -173,16 +232,79 @@ describe("the OpenTelemetry tracer", () => {
     await tracer.shutdown();
     expect(JSON.parse(written[0] as string).attributes).toMatchObject({
       "enduser.id": "alice",
-      "mcp.tenant.id": "t1",
-      "session.id": "s1",
+      "airlock.tenant.id": "t1",
+      "mcp.session.id": "s1",
     });
   });
 
+  it("makes a tool call started inside a request span its child", async () => {
+    const written: string[] = [];
+    const { tracer } = consoleTracer(written);
+    const request = tracer.startMcpRequest({
+      method: "tools/call",
+      target: "gateway_call",
+      requestId: 7,
+      transport: "pipe",
+      protocolVersion: "2025-11-25",
+      meta: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+    });
+    await request.run(async () => {
+      await Promise.resolve();
+      tracer
+        .startToolCall({ target: "a", tool: "t", callId: "c", caller: { id: "x", tenantId: null } })
+        .end("success");
+    });
+    request.end({ errorType: "tool_error" });
+    await tracer.shutdown();
+    const [call, server] = written.map((line) => JSON.parse(line));
+    expect(server).toMatchObject({
+      name: "tools/call gateway_call",
+      kind: 1,
+      trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+      parent_span_id: "00f067aa0ba902b7",
+      status: { code: 2 },
+      attributes: {
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "gateway_call",
+        "jsonrpc.request.id": "7",
+        "mcp.protocol.version": "2025-11-25",
+        "network.transport": "pipe",
+        "error.type": "tool_error",
+      },
+    });
+    expect(call).toMatchObject({ trace_id: server.trace_id, parent_span_id: server.span_id });
+  });
+
+  it("names the request span's trace and span in a JSON log line written while it is handled", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "trace-log-"));
+    const file = join(dir, "gateway.log");
+    try {
+      const log = createLogger({ level: "INFO", json: true, file, stream: "stdout" });
+      const { tracer } = consoleTracer([]);
+      const request = tracer.startMcpRequest({ method: "tools/list", transport: "tcp" });
+      await request.run(async () => {
+        await Promise.resolve();
+        log.info({ tool: "t" }, "inside");
+      });
+      log.info({ version: "1" }, "outside");
+      request.end();
+      await tracer.shutdown();
+      const [inside, outside] = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(inside).toMatchObject({ msg: "inside", trace_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(inside.span_id).toMatch(/^[0-9a-f]{16}$/);
+      expect(outside.trace_id).toBeUndefined();
+      expect(outside.version).toBe("1");
+      expect(inside.tool).toBe("t");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("ignores a malformed traceparent in the caller's _meta and starts a new trace", async () => {
-    const tracer = new OtelTracer(
-      { serviceName: "svc", serviceVersion: "1", otlpUrl: null, consoleWrite: () => {}, callerIds: false },
-      SILENT,
-    );
+    const { tracer } = consoleTracer([]);
     const span = tracer.startToolCall({
       target: "a",
       tool: "t",
@@ -193,6 +315,38 @@ describe("the OpenTelemetry tracer", () => {
     expect(span.traceContext?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     span.end("success");
     await tracer.shutdown();
+  });
+
+  it("records nothing with the always_off sampler", async () => {
+    const written: string[] = [];
+    const { tracer } = consoleTracer(written, { sampler: "always_off" });
+    const span = tracer.startToolCall({
+      target: "a",
+      tool: "t",
+      callId: "c",
+      caller: { id: "x", tenantId: null },
+    });
+    span.end("success");
+    await tracer.shutdown();
+    expect(written).toHaveLength(0);
+    expect(span.traceContext?.traceparent).toMatch(/-00$/);
+  });
+
+  it("counts the spans it drops when its queue is full", async () => {
+    // An exporter that never answers: past the batch in flight (512), the queue holds 2048 spans.
+    const hanging: SpanExporter = { export: () => {}, shutdown: async () => {} };
+    const { tracer, registry } = consoleTracer([], { otlp: hanging });
+    for (let i = 0; i < 2_700; i++) {
+      tracer
+        .startToolCall({ target: "a", tool: "t", callId: "c", caller: { id: "x", tenantId: null } })
+        .end("success");
+    }
+    const text = await registry.metrics();
+    void tracer.shutdown();
+    expect(text).toMatch(/airlock_spans_dropped_total\{reason="queue_full"\} (\d+)/);
+    expect(
+      Number(/airlock_spans_dropped_total\{reason="queue_full"\} (\d+)/.exec(text)?.[1]),
+    ).toBeGreaterThan(0);
   });
 
   it("is a no-op while tracing is off: no trace context to propagate", () => {
@@ -206,5 +360,6 @@ describe("the OpenTelemetry tracer", () => {
     expect(
       NOOP_TRACER.startToolCall({ target: "b", tool: "u", callId: "d", caller: { id: "y", tenantId: null } }),
     ).toBe(span);
+    expect(NOOP_TRACER.startMcpRequest({ method: "tools/call", transport: "tcp" })).toBe(span);
   });
 });

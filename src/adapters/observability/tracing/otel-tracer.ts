@@ -1,60 +1,65 @@
 import {
   type Attributes,
+  type Context,
+  type Histogram,
   isSpanContextValid,
+  type Meter,
   type Tracer as OtelApiTracer,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
+  trace,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
+import type { Resource } from "@opentelemetry/resources";
 import {
-  AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
-  ParentBasedSampler,
+  type Sampler,
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-base";
 import type { Logger } from "../../../app/ports/logger.js";
-import type { ToolCallSpan, ToolCallSpanStart, ToolCallStatus, Tracer } from "../../../app/ports/tracer.js";
-import { loggableUrl } from "../otlp-url.js";
-import { CollectorGate } from "./collector-gate.js";
-import { whenUnreachable } from "./collector-probe.js";
+import type {
+  HttpRequestSpan,
+  HttpRequestSpanStart,
+  McpRequestSpanStart,
+  RequestOutcome,
+  ToolCallSpan,
+  ToolCallSpanStart,
+  ToolCallStatus,
+  Tracer,
+} from "../../../app/ports/tracer.js";
+import { activeSpans } from "../active-span.js";
+import type { TelemetryHealth } from "../telemetry-health.js";
 import { JsonLineSpanExporter } from "./json-line-span-exporter.js";
 import { ReportingSpanExporter } from "./reporting-span-exporter.js";
+import { selfObservingMeterProvider } from "./self-observing-meter.js";
 
-/**
- * Bound of one export request, retries included. Exports run off the call path; the bound keeps a
- * hung collector from holding the shutdown flush (and the batch queue) for long.
- */
-const EXPORT_TIMEOUT_MS = 5_000;
 /** Longest wait for the last spans to be flushed when the gateway stops. */
 const SHUTDOWN_FLUSH_MS = 5_000;
-/**
- * Spans kept while waiting for export (the SDK's default size). Past it new spans are dropped, so a
- * collector that is down costs bounded memory and nothing on the call path.
- */
-const MAX_QUEUED_SPANS = 2_048;
-/** Spans per export request and the longest wait before a partial batch is sent (SDK defaults). */
-const MAX_BATCH = 512;
-const BATCH_DELAY_MS = 5_000;
 
 export interface OtelTracerSettings {
-  readonly serviceName: string;
+  readonly resource: Resource;
   readonly serviceVersion: string;
-  /** OTLP/HTTP (JSON) traces URL (`otlpTracesUrl`); null exports nowhere over OTLP. */
-  readonly otlpUrl: string | null;
+  readonly sampler: Sampler;
+  /** The OTLP exporter (wrapped by the composition: collector gate); null for none. */
+  readonly otlp: { readonly exporter: SpanExporter; readonly target: string } | null;
   /** `console_export`: receives one JSON line per span; null for none. */
   readonly consoleWrite: ((line: string) => void) | null;
   /** `caller_ids`: principal, tenant and session ids on spans. */
   readonly callerIds: boolean;
+  /** The meter of the OTel metrics (`mcp.*.operation.duration`); null when they are not exported. */
+  readonly meter: Meter | null;
+  /** Counts failed exports and dropped spans (Prometheus). */
+  readonly health: TelemetryHealth;
+  /** Resolves once the collector is known unreachable: the stop flush stops waiting then. */
+  readonly unreachable?: () => Promise<void>;
 }
 
-/** Reads `traceparent`/`tracestate` from a request's `_meta` (string values only). */
-const META_GETTER: TextMapGetter<Readonly<Record<string, unknown>>> = {
+/** Reads `traceparent`/`tracestate` from a request's `_meta` or headers (string values only). */
+const CARRIER_GETTER: TextMapGetter<Readonly<Record<string, unknown>>> = {
   get: (carrier, key) => {
     const value = carrier[key];
     return typeof value === "string" ? value : undefined;
@@ -62,78 +67,159 @@ const META_GETTER: TextMapGetter<Readonly<Record<string, unknown>>> = {
   keys: (carrier) => Object.keys(carrier),
 };
 
+/** Histogram buckets of the MCP operation durations (seconds), as the conventions advise. */
+const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
 /**
- * The `Tracer` port over the OpenTelemetry SDK: a provider of its own (never registered globally,
- * so several gateways in one process keep their own), batch export over OTLP/HTTP and, with
- * `console_export`, as JSON lines. Contexts are passed explicitly: no context manager is needed and
- * nothing else in the process is instrumented.
+ * The `Tracer` port over the OpenTelemetry SDK, following the semantic conventions for MCP and
+ * HTTP: a provider of its own (never registered globally, so several gateways in one process keep
+ * their own), batch export, and the request span active in an async context kept in
+ * {@link activeSpans} (no global context manager: nothing else in the process is instrumented).
  */
 export class OtelTracer implements Tracer {
+  readonly enabled = true;
   private readonly provider: BasicTracerProvider;
   private readonly tracer: OtelApiTracer;
   private readonly propagator = new W3CTraceContextPropagator();
+  private readonly serverDuration: Histogram | null;
+  private readonly clientDuration: Histogram | null;
   private stopping: Promise<void> | undefined;
 
   constructor(
     private readonly settings: OtelTracerSettings,
     logger: Logger,
   ) {
+    const now = () => performance.now();
     const exporters: SpanExporter[] = [];
-    if (settings.otlpUrl !== null) {
-      const otlp = new OTLPTraceExporter({ url: settings.otlpUrl, timeoutMillis: EXPORT_TIMEOUT_MS });
-      const target = loggableUrl(settings.otlpUrl);
-      const now = () => performance.now();
-      const gated = new CollectorGate(otlp, { url: settings.otlpUrl, now });
-      exporters.push(new ReportingSpanExporter(gated, { logger, target, now }));
-    }
-    if (settings.consoleWrite !== null) {
-      const lines = new JsonLineSpanExporter(settings.consoleWrite);
+    if (settings.otlp !== null) {
       exporters.push(
-        new ReportingSpanExporter(lines, { logger, target: "console", now: () => performance.now() }),
+        new ReportingSpanExporter(settings.otlp.exporter, {
+          logger,
+          target: settings.otlp.target,
+          now,
+          onFailure: () => settings.health.exportFailed("traces"),
+        }),
       );
     }
-    this.provider = new BasicTracerProvider({
-      resource: defaultResource().merge(
-        resourceFromAttributes({
-          "service.name": settings.serviceName,
-          "service.version": settings.serviceVersion,
+    if (settings.consoleWrite !== null) {
+      exporters.push(
+        new ReportingSpanExporter(new JsonLineSpanExporter(settings.consoleWrite), {
+          logger,
+          target: "console",
+          now,
+          onFailure: () => settings.health.exportFailed("traces"),
         }),
-      ),
-      // Set here rather than left to OTEL_* variables: the configuration file decides.
-      sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+      );
+    }
+    // The processor's own counts (spans it dropped: queue full, or an export that failed).
+    const selfObs = selfObservingMeterProvider(settings.health);
+    this.provider = new BasicTracerProvider({
+      resource: settings.resource,
+      sampler: settings.sampler,
+      // Queue and batch sizes: the SDK's defaults, or OTEL_BSP_* where set.
       spanProcessors: exporters.map(
         (exporter) =>
-          new BatchSpanProcessor(exporter, {
-            maxQueueSize: MAX_QUEUED_SPANS,
-            maxExportBatchSize: MAX_BATCH,
-            scheduledDelayMillis: BATCH_DELAY_MS,
-            exportTimeoutMillis: EXPORT_TIMEOUT_MS,
-          }),
+          new BatchSpanProcessor(exporter, { selfObsMeterProvider: selfObs } as ConstructorParameters<
+            typeof BatchSpanProcessor
+          >[1]),
       ),
     });
     this.tracer = this.provider.getTracer("airlock", settings.serviceVersion);
+    const histogram = (name: string, description: string) =>
+      settings.meter?.createHistogram(name, {
+        unit: "s",
+        description,
+        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+      }) ?? null;
+    this.serverDuration = histogram(
+      "mcp.server.operation.duration",
+      "MCP request duration as observed on the receiver, until the result is sent.",
+    );
+    this.clientDuration = histogram(
+      "mcp.client.operation.duration",
+      "MCP request duration as observed on the sender, until the response is received.",
+    );
+  }
+
+  /** The active request span's context, else the one `carrier` names, else none. */
+  private parentOf(carrier: Readonly<Record<string, unknown>> | undefined, preferCarrier: boolean): Context {
+    const active = activeSpans.getStore()?.context as Context | undefined;
+    if (
+      carrier !== undefined &&
+      (preferCarrier || active === undefined) &&
+      typeof carrier.traceparent === "string"
+    ) {
+      const extracted = this.propagator.extract(ROOT_CONTEXT, carrier, CARRIER_GETTER);
+      if (trace.getSpanContext(extracted) !== undefined) return extracted;
+    }
+    return active ?? ROOT_CONTEXT;
   }
 
   startToolCall(start: ToolCallSpanStart): ToolCallSpan {
-    const parent = start.parent
-      ? this.propagator.extract(ROOT_CONTEXT, start.parent, META_GETTER)
-      : ROOT_CONTEXT;
     const attributes: Attributes = {
-      "mcp.server.id": start.target,
-      "mcp.tool.name": start.tool,
-      "mcp.call.id": start.callId,
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": start.tool,
+      "gen_ai.operation.name": "execute_tool",
+      "airlock.server.id": start.target,
+      "airlock.call.id": start.callId,
     };
     if (this.settings.callerIds) {
       attributes["enduser.id"] = start.caller.id;
-      if (start.caller.tenantId !== null) attributes["mcp.tenant.id"] = start.caller.tenantId;
-      if (start.caller.sessionId !== undefined) attributes["session.id"] = start.caller.sessionId;
+      if (start.caller.tenantId !== null) attributes["airlock.tenant.id"] = start.caller.tenantId;
+      if (start.caller.sessionId !== undefined) attributes["mcp.session.id"] = start.caller.sessionId;
     }
     const span = this.tracer.startSpan(
-      `mcp.tool.call ${start.tool}`,
+      `tools/call ${start.tool}`,
       { kind: SpanKind.CLIENT, attributes },
-      parent,
+      this.parentOf(start.parent, false),
     );
-    return new OtelToolCallSpan(span, traceContextOf(span));
+    return new OtelToolCallSpan(span, traceContextOf(span), this.clientDuration, start.tool);
+  }
+
+  startMcpRequest(start: McpRequestSpanStart): OtelRequestSpan {
+    const attributes: Attributes = {
+      "mcp.method.name": start.method,
+      "network.transport": start.transport,
+    };
+    if (start.transport === "tcp") attributes["network.protocol.name"] = "http";
+    if (start.method === "tools/call" && start.target !== undefined) {
+      attributes["gen_ai.tool.name"] = start.target;
+      attributes["gen_ai.operation.name"] = "execute_tool";
+    }
+    if (start.method === "prompts/get" && start.target !== undefined)
+      attributes["gen_ai.prompt.name"] = start.target;
+    if (start.resourceUri !== undefined) attributes["mcp.resource.uri"] = start.resourceUri;
+    if (start.requestId !== undefined) attributes["jsonrpc.request.id"] = String(start.requestId);
+    if (start.protocolVersion !== undefined) attributes["mcp.protocol.version"] = start.protocolVersion;
+    if (this.settings.callerIds && start.sessionId !== undefined)
+      attributes["mcp.session.id"] = start.sessionId;
+    // `_meta` names the caller's span for this one request; an HTTP span (or the headers) covers
+    // every message of the POST.
+    const parent =
+      start.meta !== undefined && typeof start.meta.traceparent === "string"
+        ? this.parentOf(start.meta, true)
+        : this.parentOf(start.headers, false);
+    const name = start.target === undefined ? start.method : `${start.method} ${start.target}`;
+    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+    const metricAttributes: Attributes = {
+      "mcp.method.name": start.method,
+      "network.transport": start.transport,
+    };
+    if (attributes["gen_ai.tool.name"] !== undefined) metricAttributes["gen_ai.tool.name"] = start.target;
+    if (start.protocolVersion !== undefined) metricAttributes["mcp.protocol.version"] = start.protocolVersion;
+    return new OtelRequestSpan(span, parent, this.serverDuration, metricAttributes);
+  }
+
+  startHttpRequest(start: HttpRequestSpanStart): HttpRequestSpan {
+    const attributes: Attributes = {
+      "http.request.method": start.method,
+      "url.path": start.path,
+    };
+    if (start.route !== undefined) attributes["http.route"] = start.route;
+    const name = start.route === undefined ? start.method : `${start.method} ${start.route}`;
+    const parent = this.parentOf(start.headers, true);
+    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+    return new OtelRequestSpan(span, parent, null, undefined);
   }
 
   /**
@@ -146,9 +232,7 @@ export class OtelTracer implements Tracer {
       const bound = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);
       });
-      // A failed last export was reported by the exporter; stopping goes on. A collector that
-      // refuses connections gets no wait at all (its spans are lost either way).
-      const unreachable = this.settings.otlpUrl === null ? [] : [whenUnreachable(this.settings.otlpUrl)];
+      const unreachable = this.settings.unreachable ? [this.settings.unreachable()] : [];
       await Promise.race([this.provider.shutdown().catch(() => {}), bound, ...unreachable]);
       clearTimeout(timer);
     })();
@@ -172,29 +256,87 @@ function traceContextOf(span: Span): Readonly<Record<string, string>> | undefine
   return carrier;
 }
 
+class OtelRequestSpan implements HttpRequestSpan {
+  private ended = false;
+  private readonly started = performance.now();
+  private readonly active: { context: Context; trace_id: string; span_id: string };
+
+  constructor(
+    private readonly span: Span,
+    parent: Context,
+    private readonly duration: Histogram | null,
+    private readonly metricAttributes: Attributes | undefined,
+  ) {
+    const { traceId, spanId } = span.spanContext();
+    this.active = { context: trace.setSpan(parent, span), trace_id: traceId, span_id: spanId };
+  }
+
+  run<T>(fn: () => T): T {
+    return activeSpans.run(this.active, fn);
+  }
+
+  end(outcome: RequestOutcome = {}): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (outcome.rpcCode !== undefined)
+      this.span.setAttribute("rpc.response.status_code", String(outcome.rpcCode));
+    if (outcome.errorType !== undefined) {
+      this.span.setAttribute("error.type", outcome.errorType);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.errorType });
+    }
+    this.span.end();
+    if (this.duration !== null) {
+      const attributes =
+        outcome.errorType === undefined
+          ? this.metricAttributes
+          : { ...this.metricAttributes, "error.type": outcome.errorType };
+      this.duration.record((performance.now() - this.started) / 1000, attributes);
+    }
+  }
+
+  endHttp(statusCode: number): void {
+    if (this.ended) return;
+    this.span.setAttribute("http.response.status_code", statusCode);
+    // A server span is an error for a 5xx only (HTTP conventions): a 4xx is the caller's.
+    this.end(statusCode >= 500 ? { errorType: String(statusCode) } : {});
+  }
+}
+
 class OtelToolCallSpan implements ToolCallSpan {
   private ended = false;
+  private readonly started = performance.now();
 
   constructor(
     private readonly span: Span,
     readonly traceContext: Readonly<Record<string, string>> | undefined,
+    private readonly duration: Histogram | null,
+    private readonly tool: string,
   ) {}
 
   routed(serverId: string): void {
     // The audit record's name for the server that served the call (the member, for a group).
-    this.span.setAttribute("hangar.route.backend", serverId);
+    this.span.setAttribute("airlock.route.backend", serverId);
   }
 
   end(status: ToolCallStatus, details: { errorType?: string; toolError?: boolean } = {}): void {
     if (this.ended) return;
     this.ended = true;
-    this.span.setAttribute("mcp.tool.status", status);
-    if (details.toolError) this.span.setAttribute("mcp.tool.is_error", true);
-    if (status !== "success") {
-      const errorType = details.errorType ?? "Error";
+    this.span.setAttribute("airlock.tool.status", status);
+    const errorType =
+      status !== "success" ? (details.errorType ?? "Error") : details.toolError ? "tool_error" : undefined;
+    if (errorType !== undefined) {
       this.span.setAttribute("error.type", errorType);
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
     }
     this.span.end();
+    if (this.duration !== null) {
+      const attributes: Attributes = {
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": this.tool,
+        "gen_ai.operation.name": "execute_tool",
+      };
+      if (errorType !== undefined) attributes["error.type"] = errorType;
+      this.duration.record((performance.now() - this.started) / 1000, attributes);
+    }
   }
 }

@@ -3,31 +3,26 @@ import { ExportResultCode } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { Logger } from "../../../app/ports/logger.js";
 
-/**
- * Fewest milliseconds between two warnings about failed exports. A collector that is down fails
- * every batch (one every few seconds under load); one line a minute, with the count of spans lost
- * since the last one, says the same without flooding the log.
- */
-export const EXPORT_FAILURE_REPORT_INTERVAL_MS = 60_000;
-
 export interface ReportingDeps {
   readonly logger: Logger;
   /** Where spans go, as logs may show it (no credentials). */
   readonly target: string;
   /** Monotonic milliseconds. */
   readonly now: () => number;
+  /** Called for each failed export (the composition counts them). */
+  readonly onFailure?: () => void;
 }
 
 /**
- * Passes batches to an exporter and reports how exports go: a failure is logged at `warn` at once,
- * then at most once per {@link EXPORT_FAILURE_REPORT_INTERVAL_MS} with the spans lost meanwhile;
- * the first success after failures is logged at `info`. The reason logged is an error code or an
- * HTTP status, never an error message (which may carry the URL and its credentials).
+ * Passes batches to an exporter and reports how exports go: the first failure is logged at `warn`
+ * once, later ones are only counted (`onFailure`: a metric) until an export works again, which is
+ * logged at `info` with the spans lost meanwhile. A collector that is down fails every batch; one
+ * line per outage says it without flooding the log. The reason logged is an error code or an HTTP
+ * status, never an error message (which may carry the URL and its credentials).
  */
 export class ReportingSpanExporter implements SpanExporter {
   private failing = false;
   private lost = 0;
-  private lastReport = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly inner: SpanExporter,
@@ -53,20 +48,22 @@ export class ReportingSpanExporter implements SpanExporter {
   private succeeded(): void {
     if (!this.failing) return;
     this.failing = false;
-    this.deps.logger.info({ endpoint: this.deps.target }, "tracing: span export works again");
+    this.deps.logger.info(
+      { endpoint: this.deps.target, lost_spans: this.lost },
+      "tracing: span export works again",
+    );
+    this.lost = 0;
   }
 
   private failed(count: number, error: Error | undefined): void {
-    this.failing = true;
+    this.deps.onFailure?.();
     this.lost += count;
-    const now = this.deps.now();
-    if (now - this.lastReport < EXPORT_FAILURE_REPORT_INTERVAL_MS) return;
-    this.lastReport = now;
+    if (this.failing) return;
+    this.failing = true;
     this.deps.logger.warn(
-      { endpoint: this.deps.target, reason: failureReason(error), lost_spans: this.lost },
-      "tracing: spans could not be exported (reported at most once a minute)",
+      { endpoint: this.deps.target, reason: failureReason(error), lost_spans: count },
+      "tracing: spans could not be exported (not repeated until export works again; see airlock_telemetry_export_failures_total)",
     );
-    this.lost = 0;
   }
 }
 

@@ -111,6 +111,7 @@ export function createFrontDoorServer(options: FrontDoorServerOptions): Server {
     { name: SERVER_NAME, version: services.instance.version },
     { capabilities: capabilities(relay.relaysTasks), jsonSchemaValidator: lazySchemaValidator() },
   );
+  server.tracer = services.tracer;
   // logging/setLevel is relayed to the upstreams rather than kept by the SDK.
   server.removeRequestHandler("logging/setLevel");
   const session: FrontDoorSession = { key, server, subscriptions: new Set() };
