@@ -7,6 +7,7 @@ import { resolveApprovalCallback } from "./operations/approvals/resolve-approval
 import { AUTH_OPERATIONS } from "./operations/auth/auth-operations.js";
 import { backupConfig } from "./operations/backup-config.js";
 import { blockServer } from "./operations/block-server.js";
+import { callTool } from "./operations/call-tool.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteContinuation, fetchContinuation } from "./operations/continuations.js";
 import { deleteServer } from "./operations/delete-server.js";
@@ -99,6 +100,7 @@ export const OPERATIONS = {
   gatewayHealth,
   warmServers,
   callTools,
+  callTool,
   fetchContinuation,
   deleteContinuation,
   reloadConfig,

@@ -41,6 +41,12 @@ export interface RestBinding {
    * (403), whatever its operation would need elsewhere.
    */
   readonly deniedWithAuth?: true;
+  /**
+   * Tool-level failures (the catalogue's "any other" types a `gateway_call` outcome names with its
+   * message: `ToolAccessDeniedError`, `CircuitBreakerOpen`, ...) are answered in the domain shape
+   * with their own status and message instead of the generic 500 (docs/rest-api.md "Calling a tool").
+   */
+  readonly toolErrors?: true;
 }
 
 /** Spec 1 "Discovery": source registration, update, deletion, scan and enable are preview. */
@@ -184,6 +190,8 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   bind("GET", "/system/", op.systemInfo),
   bind("GET", "/system/me", op.whoami),
   bind("GET", "/tools/", op.listTools),
+  // One tool call, as one of gateway_call's (docs/rest-api.md "Calling a tool").
+  bind("POST", "/tools/call", op.callTool, { body: "fields", toolErrors: true }),
   bind("GET", "/config/", op.durableConfig),
   bind("POST", "/config/reload", op.reloadConfig, {
     body: "fields",
