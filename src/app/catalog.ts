@@ -46,6 +46,7 @@ import { updateGroup } from "./operations/groups/update-group.js";
 import { deleteL7Policy } from "./operations/l7-policy/delete-l7-policy.js";
 import { getL7Policy } from "./operations/l7-policy/get-l7-policy.js";
 import { setL7Policy } from "./operations/l7-policy/set-l7-policy.js";
+import { listReplicas } from "./operations/list-replicas.js";
 import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
@@ -101,6 +102,7 @@ export const OPERATIONS = {
   warmServers,
   callTools,
   callTool,
+  listReplicas,
   fetchContinuation,
   deleteContinuation,
   reloadConfig,

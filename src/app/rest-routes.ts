@@ -189,6 +189,7 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   // System, tools, configuration
   bind("GET", "/system/", op.systemInfo),
   bind("GET", "/system/me", op.whoami),
+  bind("GET", "/system/replicas", op.listReplicas),
   bind("GET", "/tools/", op.listTools),
   // One tool call, as one of gateway_call's (docs/rest-api.md "Calling a tool").
   bind("POST", "/tools/call", op.callTool, { body: "fields", toolErrors: true }),

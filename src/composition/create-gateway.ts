@@ -275,6 +275,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
         authentication,
         frontDoor,
         ...(options.streamLimits && { streamLimits: options.streamLimits }),
+        replicas: coordination.replicas,
       },
       closers,
     ),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { AuthorizationCodeSignIn } from "../adapters/auth/oidc/authorization-code.js";
+import type { ReplicaPresence } from "../app/coordination/replica-presence.js";
 import { isAcceptableJwksUrl } from "../config/schema/auth.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { buildHttpApp, type ConsoleEdgeOptions } from "../edges/http/build-app.js";
@@ -12,6 +13,7 @@ import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import type { ServerStreamLimits } from "../edges/mcp/server-streams.js";
 import type { AuthenticationEdges } from "./authentication.js";
+import { boundUrl } from "./bound-url.js";
 import type { Closers } from "./closers.js";
 import type { EdgeServices } from "./edge-services.js";
 import type { FrontDoor } from "./front-door.js";
@@ -26,6 +28,8 @@ export interface HttpEdgeDeps {
   authentication: AuthenticationEdges | null;
   frontDoor: FrontDoor | null;
   streamLimits?: ServerStreamLimits;
+  /** Told the address bound once an application listens (the replica registry's `address`). */
+  replicas?: ReplicaPresence;
 }
 
 /**
@@ -69,7 +73,7 @@ export function httpEdge(
       endpoint = opened;
     }
     const mcp = endpoint;
-    return buildHttpApp(services, {
+    const app = await buildHttpApp(services, {
       maxJsonDepth: config.http.max_json_depth,
       timeouts: {
         headersS: config.http.headers_timeout_s,
@@ -97,6 +101,13 @@ export function httpEdge(
         ...(frontDoor?.readiness ? [frontDoor.readiness] : []),
       ],
     });
+    const replicas = deps.replicas;
+    if (replicas) {
+      app.addHook("onListen", async () => {
+        replicas.advertise(boundUrl(app.server.address()));
+      });
+    }
+    return app;
   };
 }
 
