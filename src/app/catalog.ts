@@ -39,6 +39,7 @@ import { addGroupMember } from "./operations/groups/add-group-member.js";
 import { createGroup } from "./operations/groups/create-group.js";
 import { deleteGroup } from "./operations/groups/delete-group.js";
 import { getGroup } from "./operations/groups/get-group.js";
+import { groupSettings } from "./operations/groups/group-settings.js";
 import { listGroups } from "./operations/groups/list-groups.js";
 import { rebalanceGroup } from "./operations/groups/rebalance-group.js";
 import { removeGroupMember } from "./operations/groups/remove-group-member.js";
@@ -103,6 +104,7 @@ export const OPERATIONS = {
   callTools,
   callTool,
   listReplicas,
+  groupSettings,
   fetchContinuation,
   deleteContinuation,
   reloadConfig,

@@ -147,6 +147,8 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   bind("GET", "/groups/", op.listGroups, { present: (result) => ({ groups: result.groups }) }),
   bind("POST", "/groups/", op.createGroup, { status: 201, body: "fields" }),
   bind("GET", "/groups/:id", op.getGroup, { params: group }),
+  // Beside the group object (whose fields spec 1 fixes): docs/rest-api.md "Groups".
+  bind("GET", "/groups/:id/settings", op.groupSettings, { params: group }),
   bind("PUT", "/groups/:id", op.updateGroup, { params: group, body: "fields" }),
   bind("DELETE", "/groups/:id", op.deleteGroup, { params: group, body: "fields" }),
   bind("POST", "/groups/:id/rebalance", op.rebalanceGroup, {

@@ -37,6 +37,7 @@ mcp_servers:${controllable("ctl")}
     strategy: weighted_round_robin
     auto_start: false
     circuit_breaker: {failure_threshold: 1}
+    canary: {member: beta, split_pct: 25, pinned_tenants: {acme: alpha}}
     members:
       - {id: alpha, weight: 3}
       - {id: beta, weight: 1, priority: 2}
@@ -203,6 +204,16 @@ describe.runIf(browserAvailable())(
 
       const circuit = page.locator(".facts div", { hasText: "Circuit breaker" }).locator(".badge");
       expect(await circuit.textContent()).toBe("open");
+      // The threshold and run, and the canary, from the group's settings beside its object.
+      const run = page.locator(".facts div", { hasText: "Failure run" });
+      await run.waitFor();
+      expect(await run.textContent()).toContain("1 of 1 failed calls in a row open the circuit");
+      const canary = page.locator("section", { has: page.getByRole("heading", { name: "Canary" }) });
+      expect(await canary.locator(".facts div", { hasText: "Canary member" }).textContent()).toContain(
+        "beta",
+      );
+      expect(await canary.textContent()).toContain("25 % of calls to the canary");
+      expect(await canary.locator('tr[data-pin="acme"] td').allTextContents()).toEqual(["acme", "alpha"]);
       await page.getByRole("button", { name: "Rebalance" }).click();
       await page
         .getByRole("status")
