@@ -5,7 +5,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
-import { accessibilityViolations, browserAvailable, launchBrowser, screenshot } from "../support/browser.js";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  launchBrowser,
+  screenshot,
+  signIn,
+} from "../support/browser.js";
 import {
   ARITHMETIC,
   type FileGateway,
@@ -65,12 +71,8 @@ describe.runIf(browserAvailable())("the console's access, configuration, replica
   });
 
   async function signedIn(key: string, at: string, width = 1280): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height: 800 } });
+    const page = await signIn(browser, base, key, { at, width });
     page.on("dialog", (dialog) => void dialog.accept());
-    await page.goto(`${base}/ui/#/${at}`);
-    await page.getByLabel("API key").fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("navigation", { name: "console" }).waitFor();
     return page;
   }
 

@@ -5,7 +5,13 @@ import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
-import { accessibilityViolations, browserAvailable, launchBrowser, screenshot } from "../support/browser.js";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  launchBrowser,
+  screenshot,
+  signIn,
+} from "../support/browser.js";
 import { ARITHMETIC, startTestGateway, type TestGateway } from "../support/gateway.js";
 
 const PICTURE = resolve("test/fixtures/servers/picture.mjs");
@@ -64,15 +70,8 @@ describe.runIf(browserAvailable())(
       rmSync(servers, { recursive: true, force: true });
     });
 
-    async function signedIn(key: string, at: string, width = 1280): Promise<Page> {
-      const page = await browser.newPage({ viewport: { width, height: 800 } });
-      await page.goto(`${base}/ui/`);
-      await page.getByLabel("API key", { exact: true }).fill(key);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("navigation", { name: "console" }).waitFor();
-      await page.goto(`${base}/ui/#/${at}`);
-      return page;
-    }
+    const signedIn = (key: string, at: string, width = 1280): Promise<Page> =>
+      signIn(browser, base, key, { at, width });
 
     async function rest(method: string, url: string, payload?: unknown) {
       const answer = await gw.app.inject({

@@ -11,6 +11,7 @@ import {
   browserAvailable,
   launchBrowser,
   screenshot,
+  signIn,
 } from "../support/browser.js";
 import { CONTROLLABLE, startTestGateway, type TestGateway } from "../support/gateway.js";
 import type { ToolResult } from "../support/mcp-client.js";
@@ -67,15 +68,9 @@ describe.runIf(browserAvailable())(
       await gw?.close();
     });
 
-    async function signedIn(key: string, hash: string, width = 1280): Promise<Page> {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
-      await page.goto(`${base}/ui/`);
-      await page.getByLabel("API key").fill(key);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("navigation", { name: "console" }).waitFor();
-      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-      return page;
-    }
+    /** Signed in, at `hash` (`#/groups/pool`). */
+    const signedIn = (key: string, hash: string, width = 1280): Promise<Page> =>
+      signIn(browser, base, key, { at: hash.replace(/^#\//, ""), width, height: 900 });
 
     /** Calls through the gateway's MCP endpoint as the admin, the way a client would. */
     async function gatewayCall(
