@@ -44,7 +44,8 @@ export interface RestBinding {
   /**
    * Tool-level failures (the catalogue's "any other" types a `gateway_call` outcome names with its
    * message: `ToolAccessDeniedError`, `CircuitBreakerOpen`, ...) are answered in the domain shape
-   * with their own status and message instead of the generic 500 (docs/rest-api.md "Calling a tool").
+   * with their own status and message instead of the generic 500 (docs/rest-api.md "Calling a tool"),
+   * and the call stops when its caller's connection closes.
    */
   readonly toolErrors?: true;
 }

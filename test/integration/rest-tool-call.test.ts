@@ -176,6 +176,29 @@ describe("POST /api/tools/call", () => {
     expect(body.content).toEqual([{ type: "text", text: "ship it" }]);
   });
 
+  it("stops holding a call whose caller goes away", async () => {
+    const base = await gw.app.listen({ host: "127.0.0.1", port: 0 });
+    const since = events.length;
+    const abort = new AbortController();
+    const answer = fetch(`${base}/api/tools/call`, {
+      method: "POST",
+      headers: { "x-api-key": keys.cal as string, "content-type": "application/json" },
+      body: JSON.stringify({ mcp_server: "echoes", tool: "echo", arguments: { message: "bye" } }),
+      signal: abort.signal,
+    }).catch((error: unknown) => error);
+    const id = await pendingFor("cal", since);
+    abort.abort();
+    expect(await answer).toBeInstanceOf(Error);
+    await waitFor(() =>
+      events
+        .slice(since)
+        .some(
+          (event) =>
+            event.type === "ToolApprovalExpired" && "approval_id" in event && event.approval_id === id,
+        ),
+    );
+  });
+
   it("holds a call on an approval list, and refuses it in words once denied", async () => {
     const since = events.length;
     const answer = call("cal", { mcp_server: "echoes", tool: "echo", arguments: { message: "no" } });

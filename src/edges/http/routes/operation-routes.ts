@@ -34,8 +34,13 @@ function routeOf(binding: RestBinding, services: OperationRouteServices) {
     const ctx = restContext(request);
     const input = inputOf(binding, request, services);
     const admitted = request.caller?.admitted ? ADMITTED : undefined;
+    // A tool call stops when its caller goes away (an approval hold stops waiting, as on MCP).
+    const gone = binding.toolErrors ? callerGone(reply) : undefined;
+    if (gone) ctx.signal = gone.signal;
     const execution = services.operations.execute(binding.operation, input, ctx, admitted);
-    const result = binding.toolErrors ? await execution.catch(inWords) : await execution;
+    const result = binding.toolErrors
+      ? await execution.catch(inWords).finally(() => gone?.release())
+      : await execution;
     if (binding.status === 204) return reply.status(204).send();
     const body = binding.present ? binding.present(result as never) : result;
     return binding.status ? reply.status(binding.status).send(body) : body;
@@ -104,4 +109,14 @@ function inWords(error: unknown): never {
     });
   }
   throw error;
+}
+
+/** A signal aborted when the connection closes before the answer was written. */
+function callerGone(reply: FastifyReply): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableEnded) controller.abort();
+  };
+  reply.raw.on("close", onClose);
+  return { signal: controller.signal, release: () => reply.raw.off("close", onClose) };
 }
