@@ -30,8 +30,11 @@ export function whenSignedOut(handler: () => void): void {
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** Calls `/api<path>`; resolves to the JSON answer (undefined for 204), or throws an ApiError. */
-export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
+/**
+ * Calls `/api<path>`; resolves to the JSON answer (undefined for 204), or throws an ApiError
+ * (`signal` aborts the request: an ApiError of status 0 saying it was cancelled).
+ */
+export async function api<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
@@ -42,8 +45,10 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
       headers,
       credentials: "same-origin",
       ...(body !== undefined && { body: JSON.stringify(body) }),
+      ...(signal && { signal }),
     });
   } catch {
+    if (signal?.aborted) throw new ApiError(0, "Cancelled", null, null);
     throw new ApiError(0, "The gateway cannot be reached", null, null);
   }
   if (response.status === 204) return undefined as T;

@@ -7,6 +7,7 @@ import { resolveApprovalCallback } from "./operations/approvals/resolve-approval
 import { AUTH_OPERATIONS } from "./operations/auth/auth-operations.js";
 import { backupConfig } from "./operations/backup-config.js";
 import { blockServer } from "./operations/block-server.js";
+import { callTool } from "./operations/call-tool.js";
 import { callTools, callToolsParams } from "./operations/call-tools.js";
 import { deleteContinuation, fetchContinuation } from "./operations/continuations.js";
 import { deleteServer } from "./operations/delete-server.js";
@@ -38,6 +39,7 @@ import { addGroupMember } from "./operations/groups/add-group-member.js";
 import { createGroup } from "./operations/groups/create-group.js";
 import { deleteGroup } from "./operations/groups/delete-group.js";
 import { getGroup } from "./operations/groups/get-group.js";
+import { groupSettings } from "./operations/groups/group-settings.js";
 import { listGroups } from "./operations/groups/list-groups.js";
 import { rebalanceGroup } from "./operations/groups/rebalance-group.js";
 import { removeGroupMember } from "./operations/groups/remove-group-member.js";
@@ -45,6 +47,7 @@ import { updateGroup } from "./operations/groups/update-group.js";
 import { deleteL7Policy } from "./operations/l7-policy/delete-l7-policy.js";
 import { getL7Policy } from "./operations/l7-policy/get-l7-policy.js";
 import { setL7Policy } from "./operations/l7-policy/set-l7-policy.js";
+import { listReplicas } from "./operations/list-replicas.js";
 import { listServers } from "./operations/list-servers.js";
 import { listTools } from "./operations/list-tools.js";
 import { loadServer } from "./operations/load-server.js";
@@ -99,6 +102,9 @@ export const OPERATIONS = {
   gatewayHealth,
   warmServers,
   callTools,
+  callTool,
+  listReplicas,
+  groupSettings,
   fetchContinuation,
   deleteContinuation,
   reloadConfig,

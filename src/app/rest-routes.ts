@@ -41,6 +41,13 @@ export interface RestBinding {
    * (403), whatever its operation would need elsewhere.
    */
   readonly deniedWithAuth?: true;
+  /**
+   * Tool-level failures (the catalogue's "any other" types a `gateway_call` outcome names with its
+   * message: `ToolAccessDeniedError`, `CircuitBreakerOpen`, ...) are answered in the domain shape
+   * with their own status and message instead of the generic 500 (docs/rest-api.md "Calling a tool"),
+   * and the call stops when its caller's connection closes.
+   */
+  readonly toolErrors?: true;
 }
 
 /** Spec 1 "Discovery": source registration, update, deletion, scan and enable are preview. */
@@ -141,6 +148,8 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   bind("GET", "/groups/", op.listGroups, { present: (result) => ({ groups: result.groups }) }),
   bind("POST", "/groups/", op.createGroup, { status: 201, body: "fields" }),
   bind("GET", "/groups/:id", op.getGroup, { params: group }),
+  // Beside the group object (whose fields spec 1 fixes): docs/rest-api.md "Groups".
+  bind("GET", "/groups/:id/settings", op.groupSettings, { params: group }),
   bind("PUT", "/groups/:id", op.updateGroup, { params: group, body: "fields" }),
   bind("DELETE", "/groups/:id", op.deleteGroup, { params: group, body: "fields" }),
   bind("POST", "/groups/:id/rebalance", op.rebalanceGroup, {
@@ -183,7 +192,10 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   // System, tools, configuration
   bind("GET", "/system/", op.systemInfo),
   bind("GET", "/system/me", op.whoami),
+  bind("GET", "/system/replicas", op.listReplicas),
   bind("GET", "/tools/", op.listTools),
+  // One tool call, as one of gateway_call's (docs/rest-api.md "Calling a tool").
+  bind("POST", "/tools/call", op.callTool, { body: "fields", toolErrors: true }),
   bind("GET", "/config/", op.durableConfig),
   bind("POST", "/config/reload", op.reloadConfig, {
     body: "fields",

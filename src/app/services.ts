@@ -6,6 +6,7 @@ import type { Authorizer } from "./auth/authorizer.js";
 import type { CommitBeforeAnswer } from "./commit-before-answer.js";
 import type { RequestContext } from "./context.js";
 import type { Leadership } from "./coordination/leadership.js";
+import type { ReplicaPresence } from "./coordination/replica-presence.js";
 import type { DiscoveryService } from "./discovery/discovery-service.js";
 import type { EgressPolicies } from "./egress/egress-policies.js";
 import type { EventBus } from "./event-bus.js";
@@ -163,6 +164,8 @@ export interface AppServices {
    * only one and manages its own fleet. Leader-only work listens to it.
    */
   coordination?: Leadership;
+  /** This replica among its peers: its heartbeat and the replicas seen (`GET /api/system/replicas`). */
+  replicas?: ReplicaPresence;
   /** With coordination: runs leader-only operations on the fleet manager (see `execute`). */
   leaderCommands?: LeaderCommandRunner;
   settings: ServiceSettings;

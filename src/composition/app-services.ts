@@ -57,6 +57,7 @@ export function assembleServices(config: GatewayConfig, parts: ServiceParts): Ap
     ...(parts.approvals && { approvals: parts.approvals }),
     ...(coordination.elector && { coordination: coordination.elector }),
     ...(coordination.leaderCommands && { leaderCommands: coordination.leaderCommands }),
+    replicas: coordination.replicas,
     fleet: fleet.fleet,
     invoker: fleet.invoker,
     authorizer: policies.authorizer,

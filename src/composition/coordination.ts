@@ -1,6 +1,7 @@
 import { LeaderCommands } from "../app/coordination/leader-commands.js";
 import { LeaderElector } from "../app/coordination/leader-elector.js";
 import { MANAGEMENT_LEASE } from "../app/coordination/leadership.js";
+import { ReplicaPresence } from "../app/coordination/replica-presence.js";
 import type { Fleet } from "../app/fleet/fleet.js";
 import type { GroupService } from "../app/groups/group-service.js";
 import type { Operation } from "../app/operation.js";
@@ -11,7 +12,7 @@ import type { AppServices, InstanceInfo } from "../app/services.js";
 import type { GatewayConfig } from "../config/schema.js";
 import type { AutoRecovery } from "../control/auto-recovery.js";
 import { leaderCommandRunner } from "../control/leader-command-runner.js";
-import type { Periodic } from "../control/periodic.js";
+import { Periodic } from "../control/periodic.js";
 import { type Runnable, Supervisor } from "../control/supervisor.js";
 import type { Storage } from "./open-storage.js";
 
@@ -21,6 +22,8 @@ export interface Coordination {
   readonly elector: LeaderElector | undefined;
   /** With coordination: leader-only commands asked of this replica run on the fleet manager. */
   readonly leaderCommands: LeaderCommands | undefined;
+  /** This replica among its peers (`GET /api/system/replicas`); alone without coordination. */
+  readonly replicas: ReplicaPresence;
   /** The instance coordinates of `/system` and the `replica` blocks; `manages_fleet` is live. */
   instance(base: Pick<InstanceInfo, "instance_id" | "version" | "started_at" | "started_mono">): InstanceInfo;
   /** Starts asking for the lease (with coordination) and the leader-only work it governs. */
@@ -53,6 +56,8 @@ export function createCoordination(
     logger: Logger;
     ids: IdGenerator;
     instanceId: string;
+    /** The machine's host name, as the replica registry shows it. */
+    host: string;
     work: LeaderOnlyWork;
     /** Every operation by name, and the services they run with, for forwarded commands. */
     operations: ReadonlyMap<string, Operation>;
@@ -100,11 +105,30 @@ export function createCoordination(
   // Shared only when the backend is (PostgreSQL) and it actually opened (no memory fallback).
   const storageIsShareable = config.persistence.backend === "postgresql" && storage.degraded === null;
   let stopping: Promise<void> | null = null;
+  const replicas = new ReplicaPresence({
+    registry: settings ? storage.repositories.replicas : undefined,
+    clock,
+    logger,
+    instanceId,
+    host: deps.host,
+    staleAfterS: settings?.lease_ttl_s ?? 0,
+  });
+  // The heartbeat rides the lease's cadence, off the request path; a failed beat is logged and the
+  // next one tries again (the row ages out only after `lease_ttl_s` without one).
+  const heartbeat = settings
+    ? new Periodic(
+        settings.renew_interval_s * 1000,
+        () => replicas.beat(),
+        (error) => logger.warn({ err: String(error) }, "replica heartbeat failed"),
+      )
+    : undefined;
 
   return {
     elector,
     leaderCommands,
+    replicas,
     instance(base) {
+      replicas.identify({ version: base.version, started_at: base.started_at / 1000 });
       return {
         ...base,
         coordinates_with_peers: elector !== undefined,
@@ -119,9 +143,17 @@ export function createCoordination(
     start() {
       supervisor.start();
       elector?.start();
+      if (heartbeat) {
+        void replicas
+          .beat()
+          .catch((error: unknown) => logger.warn({ err: String(error) }, "replica heartbeat failed"));
+        heartbeat.start();
+      }
     },
     stop() {
       stopping ??= (async () => {
+        await heartbeat?.stop();
+        if (heartbeat) await replicas.leave();
         // The elector announces the loss (the supervisor stops the work) before it releases.
         await elector?.stop();
         await supervisor.stop();

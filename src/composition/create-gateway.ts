@@ -286,6 +286,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
         frontDoor,
         metrics: observed.metrics,
         ...(options.streamLimits && { streamLimits: options.streamLimits }),
+        replicas: coordination.replicas,
       },
       closers,
     ),

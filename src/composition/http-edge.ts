@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { AuthorizationCodeSignIn } from "../adapters/auth/oidc/authorization-code.js";
 import type { PromGatewayMetrics } from "../adapters/observability/metrics.js";
+import type { ReplicaPresence } from "../app/coordination/replica-presence.js";
 import { isAcceptableJwksUrl } from "../config/schema/auth.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { buildHttpApp, type ConsoleEdgeOptions } from "../edges/http/build-app.js";
@@ -13,6 +14,7 @@ import { allowAnonymous } from "../edges/http/ws/handshake.js";
 import { McpHttpEndpoint } from "../edges/mcp/http-endpoint.js";
 import type { ServerStreamLimits } from "../edges/mcp/server-streams.js";
 import type { AuthenticationEdges } from "./authentication.js";
+import { boundUrl } from "./bound-url.js";
 import type { Closers } from "./closers.js";
 import type { EdgeServices } from "./edge-services.js";
 import type { FrontDoor } from "./front-door.js";
@@ -29,6 +31,8 @@ export interface HttpEdgeDeps {
   streamLimits?: ServerStreamLimits;
   /** Reports the endpoint's open sessions (`airlock_mcp_sessions_open`). */
   metrics?: PromGatewayMetrics;
+  /** Told the address bound once an application listens (the replica registry's `address`). */
+  replicas?: ReplicaPresence;
 }
 
 /**
@@ -73,7 +77,7 @@ export function httpEdge(
       endpoint = opened;
     }
     const mcp = endpoint;
-    return buildHttpApp(services, {
+    const app = await buildHttpApp(services, {
       maxJsonDepth: config.http.max_json_depth,
       accessLog: config.logging.access_log,
       timeouts: {
@@ -102,6 +106,13 @@ export function httpEdge(
         ...(frontDoor?.readiness ? [frontDoor.readiness] : []),
       ],
     });
+    const replicas = deps.replicas;
+    if (replicas) {
+      app.addHook("onListen", async () => {
+        replicas.advertise(boundUrl(app.server.address()));
+      });
+    }
+    return app;
   };
 }
 

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { OPERATIONS_BY_NAME } from "../app/catalog.js";
 import type { DiscoverySourceFactory } from "../app/discovery/discovery-deps.js";
 import type { EventBus } from "../app/event-bus.js";
@@ -61,6 +62,7 @@ export function createLeaderWork(
     logger,
     ids,
     instanceId: deps.instanceId,
+    host: hostname(),
     work: {
       fleet,
       groups,

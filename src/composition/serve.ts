@@ -3,11 +3,12 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "../app/ports/logger.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { serveStdio } from "../edges/mcp/stdio-entry.js";
+import { boundUrl } from "./bound-url.js";
 import { createGateway, type Gateway } from "./create-gateway.js";
 import { loadOrReport } from "./load-or-report.js";
 import { openLoggerOrReport } from "./open-logger.js";
 import { onReloadSignal, ShutdownSignals } from "./signals.js";
-import { boundUrl, exposedWithoutAuth, startupFacts } from "./startup-banner.js";
+import { exposedWithoutAuth, startupFacts } from "./startup-banner.js";
 import { VERSION } from "./version.js";
 
 export interface ServeOptions {

@@ -1,15 +1,7 @@
-import type { AddressInfo } from "node:net";
 import type { GatewayConfig } from "../config/schema.js";
 import { isLoopbackHost } from "../edges/http/origin-policy.js";
 import type { Gateway } from "./create-gateway.js";
 import { VERSION } from "./version.js";
-
-/** The address the HTTP server actually bound, as a URL (`http://0.0.0.0:8080`, `http://[::]:8080`). */
-export function boundUrl(bound: AddressInfo | string | null): string | null {
-  if (bound === null || typeof bound === "string") return bound;
-  const host = bound.family === "IPv6" || bound.address.includes(":") ? `[${bound.address}]` : bound.address;
-  return `http://${host}:${bound.port}`;
-}
 
 /**
  * What the one start-up line says, once the gateway serves: its version, where it listens (the

@@ -214,6 +214,11 @@ export interface ErrorFields {
    * (spec 2 §7: a ValidationError for an unknown policy scope is 400).
    */
   readonly status?: number | undefined;
+  /**
+   * Overrides the catalogue's REST body shape for this error (a tool-level failure answered by the
+   * REST tool call in words, as `gateway_call` reports it).
+   */
+  readonly rest?: RestShape | undefined;
   /** Overrides the catalogue's MCP shape for this error (an input schema refusal is shape 2). */
   readonly mcp?: McpShape | undefined;
   /** The id a lookup did not find, as the MCP reason names it (`unknown_mcp_server: <id>`). */
@@ -247,7 +252,7 @@ export class GatewayError extends Error {
     this.name = type;
     this.status = given.status ?? entry.status;
     this.retryable = entry.retryable;
-    this.rest = entry.rest;
+    this.rest = given.rest ?? entry.rest;
     this.mcp = given.mcp ?? entry.mcp;
     this.subject = given.subject;
     this.upstream = given.upstream;

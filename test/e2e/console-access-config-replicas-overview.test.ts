@@ -5,7 +5,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
-import { accessibilityViolations, browserAvailable, launchBrowser, screenshot } from "../support/browser.js";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  launchBrowser,
+  screenshot,
+  signIn,
+} from "../support/browser.js";
 import {
   ARITHMETIC,
   type FileGateway,
@@ -65,12 +71,8 @@ describe.runIf(browserAvailable())("the console's access, configuration, replica
   });
 
   async function signedIn(key: string, at: string, width = 1280): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height: 800 } });
+    const page = await signIn(browser, base, key, { at, width });
     page.on("dialog", (dialog) => void dialog.accept());
-    await page.goto(`${base}/ui/#/${at}`);
-    await page.getByLabel("API key").fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("navigation", { name: "console" }).waitFor();
     return page;
   }
 
@@ -328,17 +330,21 @@ mcp_servers:
     await page.close();
   });
 
-  it("shows the replica that answers, with the instance id the API reports, among the replicas seen", async () => {
+  it("shows the replica that answers, with the instance id the API reports, among the replicas with their coordinates", async () => {
     const system = await adminJson<{ system: { instance: { instance_id: string } } }>("/system/");
     const id = system.system.instance.instance_id;
     expect(id).toBe(gw.gateway.services.instance.instance_id);
     const page = await signedIn(keys.admin, "replicas");
     await expect.poll(() => page.locator('dd[data-fact="instance_id"]').textContent()).toBe(id);
     expect(await page.locator("main").textContent()).toContain("no coordination block");
-    // It sampled the calls of the test before: it is among the replicas seen in the last hour.
+    // Alone, it is the only replica listed, with the address it listens on and its version.
     const seen = page.locator(`tr[data-replica="${id}"]`);
     await seen.waitFor();
-    expect(await seen.textContent()).toContain("(this replica)");
+    expect(await page.locator("tr[data-replica]").count()).toBe(1);
+    const row = await seen.textContent();
+    expect(row).toContain("(this replica)");
+    expect(row).toContain(base);
+    expect(row).toContain(gw.gateway.services.instance.version);
     await screenshot(page, "replicas");
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.close();

@@ -10,6 +10,7 @@ import {
   browserAvailable,
   launchBrowser,
   screenshot,
+  signIn,
 } from "../support/browser.js";
 import { ARITHMETIC, CONTROLLABLE, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { callJson } from "../support/mcp-client.js";
@@ -76,15 +77,8 @@ describe.runIf(browserAvailable())(
       await gw?.close();
     });
 
-    async function signedIn(key: string, hash: string, width = 1280): Promise<Page> {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
-      await page.goto(`${base}/ui/`);
-      await page.getByLabel("API key").fill(key);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("navigation", { name: "console" }).waitFor();
-      await page.goto(`${base}/ui/#/${hash}`);
-      return page;
-    }
+    const signedIn = (key: string, at: string, width = 1280): Promise<Page> =>
+      signIn(browser, base, key, { at, width, height: 900 });
 
     /** Calls `server`'s `tool` through `gateway_call` as the tenant-t1 developer; the call's result. */
     async function call(

@@ -5,7 +5,13 @@ import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../support/api-keys.js";
-import { accessibilityViolations, browserAvailable, launchBrowser, screenshot } from "../support/browser.js";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  launchBrowser,
+  screenshot,
+  signIn,
+} from "../support/browser.js";
 import { ARITHMETIC, startTestGateway, type TestGateway } from "../support/gateway.js";
 
 const PICTURE = resolve("test/fixtures/servers/picture.mjs");
@@ -64,15 +70,8 @@ describe.runIf(browserAvailable())(
       rmSync(servers, { recursive: true, force: true });
     });
 
-    async function signedIn(key: string, at: string, width = 1280): Promise<Page> {
-      const page = await browser.newPage({ viewport: { width, height: 800 } });
-      await page.goto(`${base}/ui/`);
-      await page.getByLabel("API key", { exact: true }).fill(key);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("navigation", { name: "console" }).waitFor();
-      await page.goto(`${base}/ui/#/${at}`);
-      return page;
-    }
+    const signedIn = (key: string, at: string, width = 1280): Promise<Page> =>
+      signIn(browser, base, key, { at, width });
 
     async function rest(method: string, url: string, payload?: unknown) {
       const answer = await gw.app.inject({
@@ -96,7 +95,6 @@ describe.runIf(browserAvailable())(
         await page.getByText("No tool of math is known").waitFor();
         await page.getByRole("button", { name: "Start math" }).click();
         await page.getByLabel("Tool", { exact: true }).selectOption("add");
-        await page.getByLabel("API key for calls").fill(keys.admin);
         await page.getByRole("textbox", { name: "a (required)" }).fill("2");
         // A required field left empty stops the call before anything is sent.
         await page.getByRole("button", { name: "Call", exact: true }).click();
@@ -111,11 +109,13 @@ describe.runIf(browserAvailable())(
         // The call went through the gateway: it is in the server's tool history.
         const history = await rest("GET", "/mcp_servers/math/tools/history");
         expect(JSON.stringify(history.body.history)).toContain('"tool_name":"add"');
-        // The key typed for calls is kept nowhere but the page's memory.
+        // The call ran as the signed-in principal: no key is asked for, and none is kept anywhere.
+        expect(await page.getByLabel("API key for calls").count()).toBe(0);
         const storage = await page.evaluate(
           () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
         );
         expect(storage).not.toContain("mcp_");
+        expect(JSON.stringify(history.body.history)).toContain('"requested_by":"ada"');
         expect(await accessibilityViolations(page)).toEqual([]);
         await page.close();
       });
@@ -124,7 +124,6 @@ describe.runIf(browserAvailable())(
         const page = await signedIn(keys.admin, "playground/picture");
         await page.getByRole("button", { name: "Start picture" }).click();
         await page.getByLabel("Tool", { exact: true }).selectOption("square");
-        await page.getByLabel("API key for calls").fill(keys.admin);
         await page.getByRole("combobox", { name: "color (required)" }).selectOption("green");
         await page.getByRole("textbox", { name: "size" }).fill("48");
         await page.getByRole("combobox", { name: "border" }).selectOption("true");
@@ -146,7 +145,6 @@ describe.runIf(browserAvailable())(
       it("makes fields of nested objects and lists, and a JSON field of what a form cannot express", async () => {
         await rest("POST", "/mcp_servers/picture/start");
         const page = await signedIn(keys.admin, "playground/picture/frame");
-        await page.getByLabel("API key for calls").fill(keys.admin);
         await page.getByRole("group", { name: "size (required)" }).waitFor();
         await page.getByRole("textbox", { name: "width (required)" }).fill("3");
         await page.getByRole("textbox", { name: "height (required)" }).fill("4.5");
@@ -172,10 +170,9 @@ describe.runIf(browserAvailable())(
         await page.close();
       });
 
-      it("shows the API's error for a bad input, a tool's error result as an error, and a refused key", async () => {
+      it("shows the API's error for a bad input, a tool's error result as an error, and an unknown tool", async () => {
         await rest("POST", "/mcp_servers/math/start");
         const page = await signedIn(keys.admin, "playground/math/add");
-        await page.getByLabel("API key for calls").fill(keys.admin);
         await page.getByLabel("Edit the arguments as JSON").check();
         await page.getByLabel("Arguments (JSON object)").fill('{"a": "two", "b": 2}');
         await page.getByRole("button", { name: "Call", exact: true }).click();
@@ -186,25 +183,21 @@ describe.runIf(browserAvailable())(
         );
 
         await page.goto(`${base}/ui/#/playground/math/divide`);
-        await page.getByLabel("API key for calls").fill(keys.admin);
         await page.getByRole("textbox", { name: "a (required)" }).fill("1");
         await page.getByRole("textbox", { name: "b (required)" }).fill("0");
         await page.getByRole("button", { name: "Call", exact: true }).click();
         await failed.waitFor({ timeout: 15_000 });
-        expect(await failed.textContent()).toBe("ToolError: Cannot divide by zero: b must not be 0.");
+        expect(await failed.textContent()).toBe("Cannot divide by zero: b must not be 0.");
 
-        await page.getByLabel("API key for calls").fill("mcp_not_a_key");
-        await page.getByRole("button", { name: "Call", exact: true }).click();
-        await expect
-          .poll(() => page.getByRole("alert").allTextContents())
-          .toContain("No valid credentials provided");
+        // A refusal by the gateway is shown with its type, in the API's words.
+        await page.goto(`${base}/ui/#/playground/math/nothing_here`);
+        await page.getByText("math offers no tool nothing_here to you.").waitFor();
         await page.close();
       });
 
       it("says that a call is held for approval, keeps waiting, and shows the result once approved", async () => {
         await rest("POST", "/mcp_servers/gated/start");
         const page = await signedIn(keys.admin, "playground/gated/multiply");
-        await page.getByLabel("API key for calls").fill(keys.admin);
         await page.getByRole("textbox", { name: "a (required)" }).fill("6");
         await page.getByRole("textbox", { name: "b (required)" }).fill("7");
         await page.getByRole("button", { name: "Call", exact: true }).click();
@@ -224,14 +217,22 @@ describe.runIf(browserAvailable())(
         await page.close();
       });
 
-      it("shows a viewer's call refused in the API's words", async () => {
+      it("shows a viewer the tools without a call form, and refuses a forged call", async () => {
+        await rest("POST", "/mcp_servers/math/start");
         const page = await signedIn(keys.viewer, "playground/math/add");
-        await page.getByLabel("API key for calls").fill(keys.viewer);
-        await page.getByRole("textbox", { name: "a (required)" }).fill("1");
-        await page.getByRole("textbox", { name: "b (required)" }).fill("1");
-        await page.getByRole("button", { name: "Call", exact: true }).click();
-        const refused = page.locator('[role="alert"]').filter({ hasText: /tool:invoke/ });
-        await refused.first().waitFor({ timeout: 15_000 });
+        await page.getByText("calling needs the tool:invoke permission").waitFor();
+        expect(await page.getByRole("button", { name: "Call", exact: true }).count()).toBe(0);
+        // The API refuses the call all the same, sent with the session's own CSRF token.
+        const forged = await page.evaluate(async () => {
+          const session = (await (await fetch("/api/ui/session")).json()) as { csrf_token: string };
+          const answer = await fetch("/api/tools/call", {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-csrf-token": session.csrf_token },
+            body: JSON.stringify({ mcp_server: "math", tool: "add", arguments: { a: 1, b: 1 } }),
+          });
+          return { status: answer.status, body: await answer.json() };
+        });
+        expect(forged).toMatchObject({ status: 403, body: { error: { code: "AccessDeniedError" } } });
         await page.close();
       });
     });
@@ -426,7 +427,7 @@ mcp_servers:
       await gw?.close();
     });
 
-    it("asks for no key, and calls the tool by its own name since the front door offers no gateway_call", async () => {
+    it("asks for no key, and calls the tool through the REST route on the front door too", async () => {
       expect((await gw.app.inject({ method: "POST", url: "/api/mcp_servers/math/start" })).statusCode).toBe(
         200,
       );
@@ -439,7 +440,6 @@ mcp_servers:
       const result = page.locator('.tool-result[data-outcome="ok"]');
       await result.waitFor({ timeout: 15_000 });
       expect(await result.locator(".tool-text").textContent()).toBe("42");
-      expect(await result.textContent()).toContain("Called by its name on the front door");
       await page.close();
     });
   },

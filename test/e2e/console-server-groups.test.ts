@@ -11,6 +11,7 @@ import {
   browserAvailable,
   launchBrowser,
   screenshot,
+  signIn,
 } from "../support/browser.js";
 import { CONTROLLABLE, startTestGateway, type TestGateway } from "../support/gateway.js";
 import type { ToolResult } from "../support/mcp-client.js";
@@ -37,6 +38,7 @@ mcp_servers:${controllable("ctl")}
     strategy: weighted_round_robin
     auto_start: false
     circuit_breaker: {failure_threshold: 1}
+    canary: {member: beta, split_pct: 25, pinned_tenants: {acme: alpha}}
     members:
       - {id: alpha, weight: 3}
       - {id: beta, weight: 1, priority: 2}
@@ -66,15 +68,9 @@ describe.runIf(browserAvailable())(
       await gw?.close();
     });
 
-    async function signedIn(key: string, hash: string, width = 1280): Promise<Page> {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
-      await page.goto(`${base}/ui/`);
-      await page.getByLabel("API key").fill(key);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("navigation", { name: "console" }).waitFor();
-      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-      return page;
-    }
+    /** Signed in, at `hash` (`#/groups/pool`). */
+    const signedIn = (key: string, hash: string, width = 1280): Promise<Page> =>
+      signIn(browser, base, key, { at: hash.replace(/^#\//, ""), width, height: 900 });
 
     /** Calls through the gateway's MCP endpoint as the admin, the way a client would. */
     async function gatewayCall(
@@ -203,6 +199,16 @@ describe.runIf(browserAvailable())(
 
       const circuit = page.locator(".facts div", { hasText: "Circuit breaker" }).locator(".badge");
       expect(await circuit.textContent()).toBe("open");
+      // The threshold and run, and the canary, from the group's settings beside its object.
+      const run = page.locator(".facts div", { hasText: "Failure run" });
+      await run.waitFor();
+      expect(await run.textContent()).toContain("1 of 1 failed calls in a row open the circuit");
+      const canary = page.locator("section", { has: page.getByRole("heading", { name: "Canary" }) });
+      expect(await canary.locator(".facts div", { hasText: "Canary member" }).textContent()).toContain(
+        "beta",
+      );
+      expect(await canary.textContent()).toContain("25 % of calls to the canary");
+      expect(await canary.locator('tr[data-pin="acme"] td').allTextContents()).toEqual(["acme", "alpha"]);
       await page.getByRole("button", { name: "Rebalance" }).click();
       await page
         .getByRole("status")

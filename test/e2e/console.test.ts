@@ -8,6 +8,7 @@ import {
   browserAvailable,
   launchBrowser,
   screenshot,
+  signIn,
 } from "../support/browser.js";
 import { ARITHMETIC, startTestGateway, TEXT, type TestGateway } from "../support/gateway.js";
 import { type OidcProvider, startOidcProvider } from "../support/oidc-provider.js";
@@ -45,15 +46,9 @@ describe.runIf(browserAvailable())("the console in a browser", { timeout: BROWSE
     await gw?.close();
   });
 
-  async function signedIn(key: string, width = 1280): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height: 800 } });
-    // The fleet page; without a location the console opens the first page the caller may use.
-    await page.goto(`${base}/ui/#/fleet`);
-    await page.getByLabel("API key").fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("navigation", { name: "console" }).waitFor();
-    return page;
-  }
+  // The fleet page; without a location the console opens the first page the caller may use.
+  const signedIn = (key: string, width = 1280): Promise<Page> =>
+    signIn(browser, base, key, { at: "fleet", width });
 
   it("serves the console with a strict Content-Security-Policy and no inline script", async () => {
     const answer = await fetch(`${base}/ui/`);

@@ -40,6 +40,27 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * A new page of `browser` signed in to the console at `base` with an API key, then at `#/<at>`
+ * (the page the console opens first when `at` is absent).
+ */
+export async function signIn(
+  browser: Browser,
+  base: string,
+  key: string,
+  options: { at?: string; width?: number; height?: number } = {},
+): Promise<Page> {
+  const page = await browser.newPage({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+  });
+  await page.goto(`${base}/ui/`);
+  await page.getByLabel("API key", { exact: true }).fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("navigation", { name: "console" }).waitFor();
+  if (options.at !== undefined) await page.evaluate(`location.hash = ${JSON.stringify(`#/${options.at}`)}`);
+  return page;
+}
+
 /** A screenshot of the page as it is, named after what it shows. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });

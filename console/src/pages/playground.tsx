@@ -1,12 +1,11 @@
-import { useState } from "preact/hooks";
 import { api, seg } from "../api.js";
 import { useApiGet } from "../components/data.js";
 import { ActionButton, Busy, ErrorNote, Section } from "../components/ui.js";
 import { href, navigate, type Route } from "../router.js";
-import { useCan, useSession } from "../session.js";
+import { useCan } from "../session.js";
 import type { ServerSummary } from "./fleet.js";
 import { CallForm, type ToolInfo } from "./playground/call-form.js";
-import type { Credential } from "./playground/mcp-call.js";
+import { CALL_ROUTE } from "./playground/tool-call.js";
 
 interface GroupSummary {
   group_id: string;
@@ -14,17 +13,16 @@ interface GroupSummary {
 }
 
 /**
- * Calls one tool of a server or group: a form made from the tool's input schema, the call sent to
- * the gateway's MCP endpoint, its result shown as the tool returned it. `#/playground/<server>/<tool>`.
+ * Calls one tool of a server or group: a form made from the tool's input schema, the call sent as
+ * the signed-in principal (`POST /api/tools/call`), its result shown as the tool returned it.
+ * `#/playground/<server>/<tool>`.
  */
 export function PlaygroundPage({ route }: { route: Route }) {
   const can = useCan();
-  const session = useSession();
   const [serverId = "", toolName = ""] = route.parts.slice(1);
   const servers = useApiGet<{ mcp_servers: ServerSummary[] }>("/mcp_servers/");
   const groups = useApiGet<{ groups: GroupSummary[] }>(can("GET /groups/") ? "/groups/" : null);
   const tools = useApiGet<{ tools: ToolInfo[] }>(serverId ? `/mcp_servers/${seg(serverId)}/tools` : null);
-  const [credential, setCredential] = useState<Credential>({ secret: "", keyHeader: "X-API-Key" });
   const isGroup = groups.data?.groups.some((group) => group.group_id === serverId) ?? false;
   const server = servers.data?.mcp_servers.find((entry) => entry.mcp_server_id === serverId);
   const toolList = serverId && !tools.loading ? (tools.data?.tools ?? []) : [];
@@ -34,7 +32,7 @@ export function PlaygroundPage({ route }: { route: Route }) {
       <Section title="Tool playground">
         <p class="muted">
           Call a tool with arguments of your choosing, as an MCP client would: through the gateway's policies,
-          approvals and audit trail, as the principal whose credential is given below.
+          approvals and audit trail, as you.
         </p>
         <ErrorNote message={servers.error} />
         <ErrorNote message={groups.error} />
@@ -110,56 +108,16 @@ export function PlaygroundPage({ route }: { route: Route }) {
             <a href={href("playground", serverId)}>Choose another</a>.
           </p>
         )}
-        {session.auth_enabled && <CredentialFields value={credential} onChange={setCredential} />}
+        {!can(CALL_ROUTE) && (
+          <p class="muted" role="note">
+            You may look at the tools, but not call them: calling needs the <code>tool:invoke</code>{" "}
+            permission.
+          </p>
+        )}
       </Section>
-      {tool && (
-        <CallForm
-          key={`${serverId}/${tool.name}`}
-          server={serverId}
-          isGroup={isGroup}
-          tool={tool}
-          credential={session.auth_enabled ? credential : null}
-        />
+      {tool && can(CALL_ROUTE) && (
+        <CallForm key={`${serverId}/${tool.name}`} server={serverId} isGroup={isGroup} tool={tool} />
       )}
-    </div>
-  );
-}
-
-/**
- * The credential for the MCP endpoint, which the console's session does not authenticate. Kept in
- * the page's memory only: never stored, gone when the page is left or reloaded.
- */
-function CredentialFields(props: { value: Credential; onChange: (value: Credential) => void }) {
-  return (
-    <div class="form-row">
-      <div class="grow">
-        <label for="pg-key">API key for calls</label>
-        <input
-          id="pg-key"
-          type="password"
-          autoComplete="off"
-          aria-describedby="pg-key-hint"
-          value={props.value.secret}
-          onInput={(event) =>
-            props.onChange({ ...props.value, secret: (event.target as HTMLInputElement).value })
-          }
-        />
-        <p class="hint" id="pg-key-hint">
-          Tool calls go to the MCP endpoint, which takes an API key (or a JWT), not the console's session. The
-          key stays in this page's memory and is sent with each call only.
-        </p>
-      </div>
-      <div>
-        <label for="pg-key-header">Key header</label>
-        <input
-          id="pg-key-header"
-          type="text"
-          value={props.value.keyHeader}
-          onInput={(event) =>
-            props.onChange({ ...props.value, keyHeader: (event.target as HTMLInputElement).value })
-          }
-        />
-      </div>
     </div>
   );
 }

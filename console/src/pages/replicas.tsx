@@ -3,7 +3,6 @@ import { useEvery } from "../components/refresh.js";
 import { ErrorNote, Paged, Section } from "../components/ui.js";
 import { useCan } from "../session.js";
 import type { Alerts } from "./overview/alerts.js";
-import { lastSampleByReplica, type MetricHistory } from "./overview/series.js";
 
 interface SystemInfo {
   system: {
@@ -24,6 +23,31 @@ interface SystemInfo {
   };
 }
 
+/** `GET /system/replicas` (docs/replicas.md "Who is there"). */
+interface Replicas {
+  this_replica: string;
+  coordinates_with_peers: boolean;
+  lease: {
+    name: string;
+    holder: string;
+    generation: number;
+    expires_at: number;
+    expires_in_seconds: number;
+    expired: boolean;
+  } | null;
+  replicas: {
+    instance_id: string;
+    host: string;
+    address: string | null;
+    version: string;
+    started_at: number;
+    last_seen_at: number;
+    is_self: boolean;
+    holds_lease: boolean;
+  }[];
+}
+
+const REPLICAS_ROUTE = "GET /system/replicas";
 const REFRESH_MS = 15_000;
 const yesNo = (value: boolean) => (value ? "yes" : "no");
 
@@ -37,25 +61,23 @@ function duration(seconds: number): string {
 }
 
 /**
- * The replica that answers (`GET /system/`), who holds the management lease as far as the API
- * tells, and the replicas that recorded metric samples in the last hour.
+ * The replica that answers (`GET /system/`), the management lease's holder and every live replica
+ * with its coordinates (`GET /system/replicas`), read again every 15 s.
  */
 export function ReplicasPage() {
   const can = useCan();
   const system = useApiGet<SystemInfo>("/system/");
-  const history = useApiGet<MetricHistory>(
-    can("GET /observability/metrics/history") ? "/observability/metrics/history?minutes=60" : null,
-  );
+  const roster = useApiGet<Replicas>(can(REPLICAS_ROUTE) ? "/system/replicas" : null);
   const alerts = useApiGet<Alerts>(can("GET /observability/alerts") ? "/observability/alerts" : null);
   useEvery(REFRESH_MS, () => {
     system.reload();
-    history.reload();
+    roster.reload();
     alerts.reload();
   });
   const info = system.data?.system;
   const self = info?.instance;
+  const lease = roster.data?.lease ?? null;
   const leaseAlerts = (alerts.data?.alerts ?? []).filter((alert) => alert.subject_type === "lease");
-  const seen = history.data ? lastSampleByReplica(history.data) : [];
   return (
     <div>
       <Section key="self" title="This replica">
@@ -92,13 +114,36 @@ export function ReplicasPage() {
       </Section>
       {self && (
         <Section key="lease" title="Management lease">
-          <p>
-            {!self.coordinates_with_peers
-              ? "This replica has no coordination block: it is alone, manages its own fleet, and no lease is read or written."
-              : self.manages_fleet
-                ? `This replica (${self.instance_id}) holds the management lease: it runs the idle reaper, crash recovery and discovery.`
-                : "Another replica holds the management lease, or none does. The API does not name the holder: ask each replica's /api/system directly (not through the load balancer); the one that answers manages_fleet: yes holds it."}
-          </p>
+          <ErrorNote message={roster.error} />
+          {!self.coordinates_with_peers ? (
+            <p>
+              This replica has no coordination block: it is alone, manages its own fleet, and no lease is read
+              or written.
+            </p>
+          ) : lease ? (
+            <dl class="summary-facts" data-lease={lease.holder}>
+              <dt>Holder</dt>
+              <dd data-fact="holder">
+                <code>{lease.holder}</code>
+                {lease.holder === self.instance_id && <span class="muted"> (this replica)</span>}
+                {lease.expired && <span class="error"> (expired: no replica holds it now)</span>}
+              </dd>
+              <dt>Term (fencing generation)</dt>
+              <dd>{lease.generation}</dd>
+              <dt>Expires</dt>
+              <dd>
+                {when(lease.expires_at)} (in {Math.round(lease.expires_in_seconds)} s; renewed by its holder)
+              </dd>
+            </dl>
+          ) : (
+            <p>
+              {can(REPLICAS_ROUTE)
+                ? "No replica has held the lease yet."
+                : self.manages_fleet
+                  ? "This replica holds the lease."
+                  : "Another replica holds the lease, or none does."}
+            </p>
+          )}
           {leaseAlerts.map((alert) => (
             <p class="error" role="alert" key={alert.type}>
               {alert.message}
@@ -106,50 +151,51 @@ export function ReplicasPage() {
           ))}
         </Section>
       )}
-      {can("GET /observability/metrics/history") && (
-        <Section key="seen" title="Replicas seen in the last hour">
-          <ErrorNote message={history.error} />
+      {roster.data && (
+        <Section key="replicas" title="Replicas">
           <p class="muted">
-            Replicas that recorded metric samples in the shared store in the last hour. The API tells their
-            ids and when they last sampled, not their coordinates: only the replica that answers describes
-            itself.
+            Every replica whose heartbeat reached the shared store within the lease's time to live, as it
+            describes itself. A replica that stops leaves the list at once; one that dies leaves it once its
+            heartbeat is that old.
           </p>
-          {history.data &&
-            (seen.length === 0 ? (
-              <p>
-                No replica recorded a sample in the last hour: a replica writes samples only while tool calls
-                run through it.
-              </p>
-            ) : (
-              <Paged
-                items={seen}
-                render={(page) => (
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Replica</th>
-                          <th scope="col">Holds the lease</th>
-                          <th scope="col">Last sample</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {page.map(({ replica, last }) => (
-                          <tr key={replica} data-replica={replica}>
-                            <td>
-                              <code>{replica}</code>
-                              {replica === self?.instance_id && <span class="muted"> (this replica)</span>}
-                            </td>
-                            <td>{replica === self?.instance_id ? yesNo(self.manages_fleet) : "not told"}</td>
-                            <td>{last === null ? "—" : when(last)}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
-                )}
-              />
-            ))}
+          <Paged
+            items={roster.data.replicas}
+            render={(page) => (
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Replica</th>
+                      <th scope="col">Host</th>
+                      <th scope="col">Address</th>
+                      <th scope="col">Version</th>
+                      <th scope="col">Started</th>
+                      <th scope="col">Last seen</th>
+                      <th scope="col">Holds the lease</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.map((replica) => (
+                      <tr key={replica.instance_id} data-replica={replica.instance_id}>
+                        <td>
+                          <code>{replica.instance_id}</code>
+                          {replica.is_self && <span class="muted"> (this replica)</span>}
+                        </td>
+                        <td>{replica.host}</td>
+                        <td>
+                          {replica.address ? <code>{replica.address}</code> : "not listening over HTTP"}
+                        </td>
+                        <td>{replica.version}</td>
+                        <td>{when(replica.started_at)}</td>
+                        <td>{when(replica.last_seen_at)}</td>
+                        <td>{yesNo(replica.holds_lease)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          />
         </Section>
       )}
     </div>

@@ -19,18 +19,20 @@ export const MAX_CALLS_PER_BATCH = 100;
 export const MAX_CALL_RESULT_BYTES = 10 * 1024 * 1024;
 export const MAX_BATCH_RESULT_BYTES = 50 * 1024 * 1024;
 
-const clampTimeout = (seconds: number) => Math.min(CALL_TIMEOUT_MAX_S, Math.max(CALL_TIMEOUT_MIN_S, seconds));
+export const clampTimeout = (seconds: number) =>
+  Math.min(CALL_TIMEOUT_MAX_S, Math.max(CALL_TIMEOUT_MIN_S, seconds));
 
 const clampInt = (min: number, max: number) => (n: number) => Math.min(max, Math.max(min, Math.trunc(n)));
 
-const callSpec = z.strictObject({
+/** One call of a batch: what `gateway_call` and `POST /api/tools/call` take for a call. */
+export const callSpec = z.strictObject({
   mcp_server: z.string().min(1).describe("MCP server (or group) id"),
   tool: z.string().min(1).describe("Tool name on that server"),
   arguments: z.record(z.string(), z.unknown()).default({}).describe("Tool arguments (an object)"),
   timeout: z.number().optional().describe("Seconds for this call (clamped to 1-300)"),
 });
 
-type CallSpec = z.output<typeof callSpec>;
+export type CallSpec = z.output<typeof callSpec>;
 
 /**
  * Out-of-range numbers are clamped rather than refused (decisions "gateway_call"); the calls are
@@ -110,18 +112,8 @@ export const callTools = defineOperation({
    * chosen) or nothing known are not. At most the batch's 100.
    */
   recordRefusal(services, input, ctx, error) {
-    const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
-    for (const entry of input.calls.slice(0, MAX_CALLS_PER_BATCH)) {
-      const parsed = callSpec.safeParse(entry);
-      const server = parsed.success ? services.fleet.get(parsed.data.mcp_server) : undefined;
-      if (!parsed.success || !server) continue;
-      services.invoker.recordRefusal(
-        server,
-        parsed.data.tool,
-        { callId: services.ids.uuid(), timeoutMs: 0, caller },
-        error,
-      );
-    }
+    for (const entry of input.calls.slice(0, MAX_CALLS_PER_BATCH))
+      recordCallRefusal(services, ctx, entry, error);
   },
   async run(services, input, ctx) {
     const began = services.clock.monotonic();
@@ -281,7 +273,7 @@ async function runCall(
  * null when it may: the one check of a call of a batch besides the batch's own admission. A
  * refusal is recorded as a refused invocation of a known server.
  */
-async function invokeRefusal(
+export async function invokeRefusal(
   services: AppServices,
   ctx: RequestContext,
   call: CallSpec,
@@ -303,6 +295,29 @@ async function invokeRefusal(
     }
     return error;
   }
+}
+
+/**
+ * Records a call refused before it ran as a refused invocation (audit `denied`, compliance
+ * `ToolInvocationDenied`) when it names a known server; a group (no member chosen) or an unknown
+ * name is not recorded.
+ */
+export function recordCallRefusal(
+  services: AppServices,
+  ctx: RequestContext,
+  entry: unknown,
+  error: GatewayError,
+): void {
+  const parsed = callSpec.safeParse(entry);
+  const server = parsed.success ? services.fleet.get(parsed.data.mcp_server) : undefined;
+  if (!parsed.success || !server) return;
+  const caller = { id: ctx.principal.id, tenant_id: ctx.principal.tenant_id };
+  services.invoker.recordRefusal(
+    server,
+    parsed.data.tool,
+    { callId: services.ids.uuid(), timeoutMs: 0, caller },
+    error,
+  );
 }
 
 /** Pause before attempt `attempt + 1`: 100 ms, doubling, at most 1 s (a busy budget may free). */

@@ -12,6 +12,7 @@ import type { LeaderCommandQueue } from "./leader-command-queue.js";
 import type { LeaseStore } from "./lease-store.js";
 import type { McpSessionRepository } from "./mcp-session-repository.js";
 import type { MetricHistory } from "./metric-history.js";
+import type { ReplicaRegistry } from "./replica-registry.js";
 import type { RoleAssignmentRepository } from "./role-assignment-repository.js";
 import type { RoleRepository } from "./role-repository.js";
 import type { SagaStore } from "./saga-store.js";
@@ -40,6 +41,8 @@ export interface StoreRepositories {
   readonly l7Policies: L7PolicyRepository;
   readonly metricHistory: MetricHistory;
   readonly lease: LeaseStore;
+  /** Replicas sharing this store, by their heartbeats. */
+  readonly replicas: ReplicaRegistry;
   readonly suspendedSessions: SuspendedSessionRepository;
   readonly toolWithdrawals: ToolWithdrawalRepository;
   readonly agentPolicy: AgentPolicyRepository;

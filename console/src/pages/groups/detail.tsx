@@ -9,13 +9,28 @@ import { Facts } from "../server/facts.js";
 import { CircuitBadge, MemberTable } from "./members.js";
 import { counts, GROUP_EVENTS, type Group } from "./model.js";
 
+/** `GET /groups/{id}/settings`: what the group object does not carry (docs/rest-api.md "Groups"). */
+interface GroupSettings {
+  unhealthy_threshold: number;
+  healthy_threshold: number;
+  circuit_breaker: { failure_threshold: number; open: boolean; failure_run: number };
+  canary: { member: string | null; split_pct: number; pinned_tenants: Record<string, string> } | null;
+}
+
+const SETTINGS_ROUTE = "GET /groups/:id/settings";
+
 /**
- * One group (`#/groups/<id>`): its settings, circuit breaker and members, kept current from the
- * state stream; Rebalance for a caller who may use it.
+ * One group (`#/groups/<id>`): its settings, circuit breaker (threshold and current failure run),
+ * canary and members, kept current from the state stream; Rebalance for a caller who may use it.
  */
 export function GroupPage({ id }: { id: string }) {
   const can = useCan();
   const group = useApiGet<Group>(`/groups/${seg(id)}`);
+  const settings = useApiGet<GroupSettings>(can(SETTINGS_ROUTE) ? `/groups/${seg(id)}/settings` : null);
+  const reload = () => {
+    group.reload();
+    settings.reload();
+  };
   const [rebalanced, setRebalanced] = useState(false);
   const data = group.data;
   return (
@@ -26,7 +41,7 @@ export function GroupPage({ id }: { id: string }) {
       <header class="page-head">
         <h1>{id}</h1>
         {data && <StateBadge state={data.state} />}
-        <StateFollower filter={{ event_types: GROUP_EVENTS }} onChange={group.reload} />
+        <StateFollower filter={{ event_types: GROUP_EVENTS }} onChange={reload} />
       </header>
       <ErrorNote message={group.error} />
       {data && (
@@ -44,7 +59,7 @@ export function GroupPage({ id }: { id: string }) {
                   }}
                   onDone={() => {
                     setRebalanced(true);
-                    group.reload();
+                    reload();
                   }}
                 />
               )
@@ -74,14 +89,69 @@ export function GroupPage({ id }: { id: string }) {
                     )}
                   </span>,
                 ],
+                ...(settings.data
+                  ? ([
+                      [
+                        "Failure run",
+                        `${settings.data.circuit_breaker.failure_run} of ${settings.data.circuit_breaker.failure_threshold} failed calls in a row open the circuit`,
+                      ],
+                      [
+                        "Rotation",
+                        `out after ${settings.data.unhealthy_threshold} failures, back after ${settings.data.healthy_threshold} successes`,
+                      ],
+                    ] as [string, string][])
+                  : []),
               ]}
             />
+            <ErrorNote message={settings.error} />
           </Section>
+          {settings.data && <CanarySection canary={settings.data.canary} />}
           <Section title="Members">
             <MemberTable members={data.members} />
           </Section>
         </>
       )}
     </div>
+  );
+}
+
+/** The canary member, its share of traffic and the tenants pinned to members. */
+function CanarySection({ canary }: { canary: GroupSettings["canary"] }) {
+  const pins = Object.entries(canary?.pinned_tenants ?? {});
+  return (
+    <Section title="Canary">
+      {!canary || (canary.member === null && pins.length === 0) ? (
+        <p class="muted">No canary: every call is routed by the strategy.</p>
+      ) : (
+        <>
+          <Facts
+            items={[
+              ["Canary member", canary.member ?? "none"],
+              ["Split", `${canary.split_pct} % of calls to the canary`],
+            ]}
+          />
+          {pins.length > 0 && (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Tenant</th>
+                    <th scope="col">Pinned to</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {pins.map(([tenant, member]) => (
+                    <tr key={tenant} data-pin={tenant}>
+                      <td>{tenant}</td>
+                      <td>{member}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </Section>
   );
 }

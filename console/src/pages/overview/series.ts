@@ -78,17 +78,3 @@ export function latencyByServer(history: MetricHistory): { server: string; serie
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([server, series]) => ({ server, series }));
 }
-
-/** When each replica last wrote a sample in the window (epoch seconds), newest first. */
-export function lastSampleByReplica(history: MetricHistory): { replica: string; last: number | null }[] {
-  const last = new Map<string, number>(history.replicas.map((replica) => [replica, 0]));
-  for (const series of history.series) {
-    const replica = series.labels.replica;
-    if (!replica) continue;
-    const newest = series.points[series.points.length - 1]?.[0] ?? 0;
-    last.set(replica, Math.max(last.get(replica) ?? 0, newest));
-  }
-  return [...last.entries()]
-    .map(([replica, t]) => ({ replica, last: t > 0 ? t : null }))
-    .sort((a, b) => (b.last ?? 0) - (a.last ?? 0) || a.replica.localeCompare(b.replica));
-}

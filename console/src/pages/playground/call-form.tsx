@@ -4,10 +4,10 @@ import { ErrorNote, Json, Section } from "../../components/ui.js";
 import { EVENT_STREAM_ROUTE } from "../../live.js";
 import { useCan } from "../../session.js";
 import { ApprovalWatch, Progress, useHold } from "./hold.js";
-import { type CallOutcome, type Credential, callTool } from "./mcp-call.js";
 import { ResultView } from "./result-view.js";
 import { argumentsOf, type Draft, fieldId, initialDraft, type Problems, type Schema } from "./schema.js";
 import { SchemaForm } from "./schema-form.js";
+import { type CallOutcome, callTool } from "./tool-call.js";
 
 /** A tool as `GET /mcp_servers/{id}/tools` lists it. */
 export interface ToolInfo {
@@ -19,12 +19,7 @@ export interface ToolInfo {
 }
 
 /** The form of one tool, its call with progress, and the result. */
-export function CallForm(props: {
-  server: string;
-  isGroup: boolean;
-  tool: ToolInfo;
-  credential: Credential | null;
-}) {
+export function CallForm(props: { server: string; isGroup: boolean; tool: ToolInfo }) {
   const can = useCan();
   const schema: Schema = props.tool.inputSchema ?? { type: "object", properties: {} };
   const [draft, setDraft] = useState<Draft>(() => initialDraft(schema));
@@ -95,7 +90,7 @@ export function CallForm(props: {
     setElapsed(0);
     setRunning({ started: Date.now(), abort });
     try {
-      setOutcome(await callTool(props.server, props.tool.name, args, props.credential, abort.signal));
+      setOutcome(await callTool(props.server, props.tool.name, args, abort.signal));
     } catch (error) {
       setFailure(messageOf(error));
     } finally {
@@ -103,7 +98,6 @@ export function CallForm(props: {
     }
   };
 
-  const needsKey = props.credential !== null && props.credential.secret.trim() === "";
   return (
     <Section title={`${props.tool.name} on ${props.server}`}>
       {can(EVENT_STREAM_ROUTE) && <ApprovalWatch onEvent={onEvent} />}
@@ -135,7 +129,7 @@ export function CallForm(props: {
         )}
         <ErrorNote message={formError} />
         <div class="form-actions">
-          <button type="submit" disabled={running !== null || needsKey}>
+          <button type="submit" disabled={running !== null}>
             {running ? "Calling…" : "Call"}
           </button>
           {running && (
@@ -143,7 +137,6 @@ export function CallForm(props: {
               Cancel
             </button>
           )}
-          {needsKey && <span class="muted">Enter an API key above to call tools.</span>}
         </div>
       </form>
       {running && <Progress elapsed={elapsed} hold={hold} tool={props.tool.name} server={props.server} />}

@@ -1,5 +1,5 @@
 import { Json } from "../../components/ui.js";
-import type { CallOutcome, ToolResult } from "./mcp-call.js";
+import type { CallOutcome, ToolResult } from "./tool-call.js";
 
 /** Fields of a result shown on their own: content blocks, structured content, the error flag. */
 const SHOWN = new Set(["content", "structuredContent", "isError", "resultType"]);
@@ -10,17 +10,12 @@ export function ResultView({ outcome }: { outcome: CallOutcome }) {
     <div class="tool-result" data-outcome={outcome.ok ? "ok" : "error"}>
       {outcome.ok ? (
         <p class="ok-note" role="status">
-          The tool answered{outcome.elapsedMs !== null && ` in ${outcome.elapsedMs} ms`}.
+          The tool answered in {outcome.elapsedMs} ms.
         </p>
       ) : (
         <p class="error" role="alert">
           {outcome.errorType ? `${outcome.errorType}: ` : ""}
           {outcome.message}
-        </p>
-      )}
-      {outcome.via === "front_door" && (
-        <p class="muted">
-          Called by its name on the front door, which routes a tool to the first target offering it.
         </p>
       )}
       {outcome.result && <ResultBody result={outcome.result} />}

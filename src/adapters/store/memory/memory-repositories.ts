@@ -13,6 +13,7 @@ import { MemoryL7PolicyRepository } from "./memory-l7-policy-repository.js";
 import { MemoryLeaseStore } from "./memory-lease-store.js";
 import { MemoryMcpSessionRepository } from "./memory-mcp-session-repository.js";
 import { MemoryMetricHistory } from "./memory-metric-history.js";
+import { MemoryReplicaRegistry } from "./memory-replica-registry.js";
 import { MemoryRoleAssignmentRepository } from "./memory-role-assignment-repository.js";
 import { MemoryRoleRepository } from "./memory-role-repository.js";
 import { MemorySagaStore } from "./memory-saga-store.js";
@@ -49,6 +50,7 @@ export function memoryRepositories(options: MemoryRepositoryOptions = {}): Store
     discoveryRejections: new MemoryDiscoveryRejectionRepository(),
     blockedServers: new MemoryBlockedServerRepository(),
     consoleSessions: new MemoryConsoleSessionRepository(),
+    replicas: new MemoryReplicaRegistry(),
     catalog: new MemoryCatalogRepository(),
     sharedSecrets: new MemorySharedSecretRepository(),
     mcpSessions: new MemoryMcpSessionRepository(),

@@ -15,6 +15,7 @@ import { SqlLeaderCommandQueue } from "./sql-leader-command-queue.js";
 import { SqlLeaseStore } from "./sql-lease-store.js";
 import { SqlMcpSessionRepository } from "./sql-mcp-session-repository.js";
 import { SqlMetricHistory } from "./sql-metric-history.js";
+import { SqlReplicaRegistry } from "./sql-replica-registry.js";
 import { SqlRoleAssignmentRepository } from "./sql-role-assignment-repository.js";
 import { SqlRoleRepository } from "./sql-role-repository.js";
 import { SqlSagaStore } from "./sql-saga-store.js";
@@ -51,6 +52,7 @@ export function sqlRepositories<DB>(store: SqlStore<DB>): StoreRepositories {
     discoveryRejections: new SqlDiscoveryRejectionRepository(db),
     blockedServers: new SqlBlockedServerRepository(db),
     consoleSessions: new SqlConsoleSessionRepository(db),
+    replicas: new SqlReplicaRegistry(db),
     catalog: new SqlCatalogRepository(db),
     sharedSecrets: new SqlSharedSecretRepository(db),
     agentPolicy: new SqlAgentPolicyRepository(db),

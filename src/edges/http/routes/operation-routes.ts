@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import type { OperationRouteServices } from "../../../app/edge-services.js";
 import { requireAuthEnabled } from "../../../app/operations/auth/auth-operation.js";
 import { type QueryType, REST_BINDINGS, type RestBinding } from "../../../app/rest-routes.js";
+import { GatewayError } from "../../../domain/errors.js";
 import { restContext } from "../request-context.js";
 import { answerFlat, approvalBody } from "./approvals.js";
 import { booleanQuery, firstValue, integerQuery, type Query } from "./query-params.js";
@@ -32,12 +33,14 @@ function routeOf(binding: RestBinding, services: OperationRouteServices) {
   const run = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const ctx = restContext(request);
     const input = inputOf(binding, request, services);
-    const result = await services.operations.execute(
-      binding.operation,
-      input,
-      ctx,
-      request.caller?.admitted ? ADMITTED : undefined,
-    );
+    const admitted = request.caller?.admitted ? ADMITTED : undefined;
+    // A tool call stops when its caller goes away (an approval hold stops waiting, as on MCP).
+    const gone = binding.toolErrors ? callerGone(reply) : undefined;
+    if (gone) ctx.signal = gone.signal;
+    const execution = services.operations.execute(binding.operation, input, ctx, admitted);
+    const result = binding.toolErrors
+      ? await execution.catch(inWords).finally(() => gone?.release())
+      : await execution;
     if (binding.status === 204) return reply.status(204).send();
     const body = binding.present ? binding.present(result as never) : result;
     return binding.status ? reply.status(binding.status).send(body) : body;
@@ -89,4 +92,31 @@ function readQuery(query: Query, name: string, type: QueryType): unknown {
   if (type === "integer") return integerQuery(query, name);
   if (type === "boolean") return booleanQuery(query, name);
   return firstValue(query[name]);
+}
+
+/**
+ * A tool-level failure in the domain shape with its catalogue status and message, as a
+ * `gateway_call` outcome names it (`RestBinding.toolErrors`); an unexpected error stays the 500
+ * that names nothing.
+ */
+function inWords(error: unknown): never {
+  if (error instanceof GatewayError && error.rest === "internal" && error.type !== "InternalServerError") {
+    throw new GatewayError(error.type, error.message, error.details, {
+      status: error.status,
+      rest: "domain",
+      subject: error.subject,
+      upstream: error.upstream,
+    });
+  }
+  throw error;
+}
+
+/** A signal aborted when the connection closes before the answer was written. */
+function callerGone(reply: FastifyReply): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableEnded) controller.abort();
+  };
+  reply.raw.on("close", onClose);
+  return { signal: controller.signal, release: () => reply.raw.off("close", onClose) };
 }
