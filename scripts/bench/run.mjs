@@ -22,7 +22,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CALLS } from "./clients.mjs";
+import { CALLS, connectModernSession } from "./clients.mjs";
 import { measureCommitModes } from "./commit-modes.mjs";
 import { selfCpuMs, withCpu } from "./cpu.mjs";
 import { measureFleet } from "./fleet.mjs";
@@ -82,6 +82,10 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
   --instructions    only the Airlock front door under the concurrent workload, run by valgrind's
                     callgrind: instructions per call, repeatable whatever else the machine does
                     (env BENCH_INSTRUCTIONS=1); --targets picks the target as for --profile
+  --alternate P     only the front door with both revisions in one gateway: an SDK v2 client on a
+                    2025-11-25 session and one on 2026-07-28, --warmup calls each, then P pairs of
+                    batches of --per-session calls, alternating; the gateway's CPU and heap
+                    allocation per call of each batch (env BENCH_ALTERNATE)
   --commit-rounds R rounds of the commit section: each of its configurations (after_answer and
                     before_answer, on SQLite and PostgreSQL) runs once per round (env
                     BENCH_COMMIT_ROUNDS, default 2)
@@ -104,6 +108,7 @@ function options() {
         quick: { type: "boolean" },
         profile: { type: "boolean" },
         instructions: { type: "boolean" },
+        alternate: { type: "string" },
         "commit-rounds": { type: "string" },
         timeout: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -147,6 +152,10 @@ function options() {
     quick,
     profile: flag(values.profile, "BENCH_PROFILE"),
     instructions: flag(values.instructions, "BENCH_INSTRUCTIONS"),
+    alternate:
+      (values.alternate ?? process.env.BENCH_ALTERNATE) === undefined
+        ? 0
+        : positive("--alternate", values.alternate, "BENCH_ALTERNATE", 10, 10),
     calls: positive("--calls", values.calls, "BENCH_CALLS", 2000, 200),
     warmup: count("--warmup", values.warmup, "BENCH_WARMUP", 3000, 100, 0),
     sessions: positive("--sessions", values.sessions, "BENCH_SESSIONS", 16, 16),
@@ -491,6 +500,10 @@ async function main() {
     }
     if (opts.instructions) {
       await countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop });
+      return;
+    }
+    if (opts.alternate > 0) {
+      await alternateRevisions(ctx, opts, { step, track, untrack, shouldStop });
       return;
     }
 
@@ -853,6 +866,108 @@ async function countFrontDoorInstructions(ctx, opts, { step, track, untrack, sho
   );
   console.log(
     `\n${concurrent.calls} calls, ${concurrent.errors} errors: ${perCall.toLocaleString("en")} instructions per call in the gateway process`,
+  );
+}
+
+/**
+ * Both revisions in one gateway, alternating: the same front door, compiled code, timers and
+ * machine load for both, so that a pair of batches compares them under the same conditions (on a
+ * busy machine the work a gateway does per second rather than per call is charged to calls in
+ * proportion to their wall time, which moves every other figure). Between batches the gateway is
+ * signalled to record its CPU time and heap allocation (`gateway-marks.mjs`).
+ */
+async function alternateRevisions(ctx, opts, { step, track, untrack, shouldStop }) {
+  const target = TARGETS.find((t) => t.id === "airlock_front_door_stateless");
+  const marksFile = join(ctx.workDir, "marks.jsonl");
+  const marked = { ...ctx, env: { ...ctx.env, BENCH_MARKS_FILE: marksFile } };
+  const nodeArgs = ["--import", join(BENCH_DIR, "gateway-marks.mjs")];
+  const handle = track(await target.start(marked, { nodeArgs }));
+  const clients = {
+    session: track(await connectModernSession(handle.url, handle.headers)),
+    stateless: track(await handle.connect()),
+  };
+  await waitReady(target, clients.stateless);
+  step(`${opts.warmup} warm-up calls of each revision`);
+  for (const client of Object.values(clients)) {
+    requireWarm(target.label, await runSequential(() => client.call(CALLS.direct), opts.warmup, shouldStop));
+  }
+  const readMarks = () =>
+    existsSync(marksFile) ? readFileSync(marksFile, "utf8").trim().split("\n").filter(Boolean) : [];
+  const mark = async () => {
+    const before = readMarks().length;
+    process.kill(handle.gateway.pid, "SIGUSR2");
+    while (readMarks().length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+    return JSON.parse(readMarks().at(-1));
+  };
+  step(`${opts.alternate} pairs of batches of ${opts.perSession} calls`);
+  const rows = [];
+  for (let pair = 0; pair < opts.alternate; pair++) {
+    for (const revision of pair % 2 === 0 ? ["session", "stateless"] : ["stateless", "session"]) {
+      const from = await mark();
+      const load = loadavg()[0];
+      const began = performance.now();
+      const run = await runSequential(
+        () => clients[revision].call(CALLS.direct),
+        opts.perSession,
+        shouldStop,
+      );
+      const wallMs = performance.now() - began;
+      const to = await mark();
+      const calls = run.latenciesMs.length;
+      if (run.errors > 0) throw new BenchError(`${run.errors} ${revision} calls failed: ${run.firstError}`);
+      rows.push({
+        pair,
+        revision,
+        calls,
+        cpu_us_per_call: Math.round((to.cpu_us - from.cpu_us) / calls),
+        bytes_per_call: Math.round((to.allocated - from.allocated) / calls),
+        minor_gcs: to.minor - from.minor,
+        major_gcs: to.major - from.major,
+        wall_ms_per_call: round3(wallMs / calls),
+        load_before: load,
+      });
+    }
+  }
+  await Promise.all(Object.values(clients).map(untrack));
+  await untrack(handle);
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const of = (revision, key) => rows.filter((row) => row.revision === revision).map((row) => row[key]);
+  const paired = (key) => of("stateless", key).map((value, pair) => round3(value / of("session", key)[pair]));
+  const summary = {
+    session: {
+      cpu_us_per_call: median(of("session", "cpu_us_per_call")),
+      bytes_per_call: median(of("session", "bytes_per_call")),
+    },
+    stateless: {
+      cpu_us_per_call: median(of("stateless", "cpu_us_per_call")),
+      bytes_per_call: median(of("stateless", "bytes_per_call")),
+    },
+    cpu_ratios: paired("cpu_us_per_call"),
+    bytes_ratios: paired("bytes_per_call"),
+  };
+  summary.cpu_ratio_median = round3(median(summary.cpu_ratios));
+  summary.bytes_ratio_median = round3(median(summary.bytes_ratios));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, "alternate.json"), `${JSON.stringify({ rows, summary }, null, 2)}\n`);
+  console.log(
+    [
+      "",
+      "pair revision   cpu µs/call  bytes/call  minor/major GCs  wall ms/call  load",
+      ...rows.map(
+        (row) =>
+          `${String(row.pair).padStart(4)} ${row.revision.padEnd(10)} ${String(row.cpu_us_per_call).padStart(11)} ` +
+          `${String(row.bytes_per_call).padStart(11)} ${`${row.minor_gcs}/${row.major_gcs}`.padStart(16)} ` +
+          `${String(row.wall_ms_per_call).padStart(13)}  ${row.load_before.toFixed(1)}`,
+      ),
+      `median: session ${summary.session.cpu_us_per_call} µs, ${summary.session.bytes_per_call} bytes; ` +
+        `stateless ${summary.stateless.cpu_us_per_call} µs, ${summary.stateless.bytes_per_call} bytes`,
+      `stateless / session, pair by pair: CPU ${summary.cpu_ratios.join(" ")} (median ${summary.cpu_ratio_median}), ` +
+        `bytes ${summary.bytes_ratios.join(" ")} (median ${summary.bytes_ratio_median})`,
+    ].join("\n"),
   );
 }
 

@@ -7,6 +7,7 @@ import { ToolProjection } from "../app/front-door/tool-projection.js";
 import type { AppServices } from "../app/services.js";
 import { deepEqual } from "../config/diff.js";
 import type { GatewayConfig } from "../config/schema.js";
+import type { MaybePromise } from "../domain/maybe-promise.js";
 import type { ReadinessCheck } from "../edges/http/routes/health.js";
 import { FrontDoorHub } from "../edges/mcp/front-door/hub.js";
 import { InputRounds, type StatelessInput } from "../edges/mcp/front-door/input-rounds.js";
@@ -52,7 +53,7 @@ export interface FrontDoor {
     input: StatelessInput,
   ): FrontDoorRequestHandler;
   /** Whether a stateless call of tool `name` is refused before its body is read (`refusedByName`). */
-  refusesTool(name: string, ctx: RequestContext): Promise<boolean>;
+  refusesTool(name: string, ctx: RequestContext): MaybePromise<boolean>;
   /**
    * Holds readiness until the required catalogue was projected; ready at once without one. Always
    * present, as a reload may add a catalogue.

@@ -46,6 +46,23 @@ export interface AuthorizeOptions {
 const CACHE_MS = 5_000;
 
 /**
+ * Each list of permissions asked about, parsed (null when one is malformed). The lists are nearly
+ * always the catalog's, the same array on every request (the front door's stateless calls ask twice
+ * per call): parsing is pure, so each list is parsed once while it is in use.
+ */
+const PARSED_LISTS = new WeakMap<readonly string[], readonly ParsedPermission[] | null>();
+
+function parsedPermissions(permissions: readonly string[]): readonly ParsedPermission[] | null {
+  let parsed = PARSED_LISTS.get(permissions);
+  if (parsed === undefined) {
+    const each = permissions.map(parsePermission);
+    parsed = each.some((permission) => permission === null) ? null : (each as ParsedPermission[]);
+    PARSED_LISTS.set(permissions, parsed);
+  }
+  return parsed;
+}
+
+/**
  * Role-based authorization: the roles a principal holds (static assignments, assignments made
  * through REST, roles declared with the identity), their grants (built-in or custom), the decision,
  * then the external policy engine when one is configured. Deny by default.
@@ -85,9 +102,8 @@ export class Authorizer {
     permissions: readonly string[],
     options: AuthorizeOptions,
   ): MaybePromise<Decision> {
-    const parsed = permissions.map(parsePermission);
-    if (parsed.some((permission) => permission === null)) return denied();
-    const required = parsed as ParsedPermission[];
+    const required = parsedPermissions(permissions);
+    if (required === null) return denied();
     return andThen(this.heldRoles(principal), (held) => {
       let decision = decide(held, required, options.tenantAware);
       if (!decision.allowed && options.forSomeId) {

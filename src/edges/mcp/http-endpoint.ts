@@ -20,6 +20,7 @@ import type { Logger } from "../../app/ports/logger.js";
 import type { McpSessionRecord, McpSessionRepository } from "../../app/ports/mcp-session-repository.js";
 import { GatewayError } from "../../domain/errors.js";
 import { jsonDepthRefusal } from "../../domain/limits/json-depth.js";
+import { andThen, type MaybePromise } from "../../domain/maybe-promise.js";
 import { TASKS_EXTENSION_METHODS } from "../../domain/stateless-revision.js";
 import { createBrowserGuard } from "../http/origin-policy.js";
 import {
@@ -89,7 +90,7 @@ export interface McpEndpointOptions {
    * Whether a stateless `tools/call` of the tool its `Mcp-Name` header names is refused whatever
    * its body says (see `FrontDoor.refusesTool`): answered before the body is read.
    */
-  refusesTool?: (name: string, ctx: RequestContext) => Promise<boolean>;
+  refusesTool?: (name: string, ctx: RequestContext) => MaybePromise<boolean>;
   /**
    * Whether GET opens the server-to-client SSE stream (front door: `notifications/tools/list_changed`);
    * otherwise GET answers 405 (egress sends no server-initiated messages).
@@ -204,9 +205,12 @@ export class McpHttpEndpoint {
       else done();
     };
     const errorHandler = transportErrors(this.services.logger);
-    const preParsing: preParsingHookHandler = async (request, reply, payload) => {
-      if (await this.refuseByName(request, reply)) return reply as never;
-      return payload;
+    // A callback, not an async function: a request whose decision is at hand passes without a promise.
+    const preParsing: preParsingHookHandler = (request, reply, payload, done) => {
+      const refused = this.refuseByName(request, reply);
+      if (refused === false) return done(null, payload);
+      if (refused === true) return;
+      refused.then((answered) => answered || done(null, payload), done);
     };
     app.post(path, { onRequest, preParsing, errorHandler }, (request, reply) =>
       this.handlePost(request, reply),
@@ -229,20 +233,27 @@ export class McpHttpEndpoint {
    * its `Mcp-Name` names is one the caller may not call or is not offered (MCP 2026-07-28 mirrors
    * the name in the header for this): 404 with -32601 `Unknown tool`, as the answer after reading
    * it would be, but with a null id, since the request's id is in the unread body. A request whose
-   * credentials fail is answered here too (once). Answers whether it answered.
+   * credentials fail is answered here too (once). Answers whether it answered, at once when
+   * authentication and the decision need no I/O.
    */
-  private async refuseByName(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  private refuseByName(request: FastifyRequest, reply: FastifyReply): MaybePromise<boolean> {
     const refuses = this.options.refusesTool;
     const name = refuses ? statelessToolName(request.headers) : null;
     if (!refuses || name === null) return false;
-    const caller = await this.authenticate(request, reply);
-    if (!caller) return true;
-    this.earlyCallers.set(request, caller);
-    const ctx = this.contextFor("stateless", { caller })(NEVER_ABORTED);
-    if (!(await refuses(name, ctx))) return false;
-    const answer = statelessRefusal(new GatewayError("MethodNotFoundError", `Unknown tool: ${name}`), null);
-    reply.status(answer.status).send(answer.body);
-    return true;
+    return andThen(this.authenticate(request, reply), (caller) => {
+      if (!caller) return true;
+      this.earlyCallers.set(request, caller);
+      const ctx = this.contextFor("stateless", { caller })(NEVER_ABORTED);
+      return andThen(refuses(name, ctx), (refused) => {
+        if (!refused) return false;
+        const answer = statelessRefusal(
+          new GatewayError("MethodNotFoundError", `Unknown tool: ${name}`),
+          null,
+        );
+        reply.status(answer.status).send(answer.body);
+        return true;
+      });
+    });
   }
 
   private async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -580,23 +591,27 @@ export class McpHttpEndpoint {
     return record.ended_at === null && lastSeen >= Date.now() - SESSION_IDLE_MS;
   }
 
-  /** The caller of a request, or null once the refusal was sent (401, or 429 while locked out). */
-  private async authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Caller | null> {
+  /**
+   * The caller of a request, or null once the refusal was sent (401, or 429 while locked out); at
+   * once when authentication needs no I/O.
+   */
+  private authenticate(request: FastifyRequest, reply: FastifyReply): MaybePromise<Caller | null> {
     const auth = this.options.authentication;
     if (!auth) return callerOf(request);
-    const outcome = await authenticateRequest(request, auth);
-    if (!outcome.ok) {
-      sendAuthenticationFailure(reply, outcome, auth);
-      return null;
-    }
-    const caller: Caller = {
-      principal: outcome.principal,
-      authenticated: outcome.authenticated,
-      clientAddress: outcome.clientAddress,
-    };
-    // Where the REST routes keep it: the access log names the principal of every request.
-    request.caller = caller;
-    return caller;
+    return andThen(authenticateRequest(request, auth), (outcome) => {
+      if (!outcome.ok) {
+        sendAuthenticationFailure(reply, outcome, auth);
+        return null;
+      }
+      const caller: Caller = {
+        principal: outcome.principal,
+        authenticated: outcome.authenticated,
+        clientAddress: outcome.clientAddress,
+      };
+      // Where the REST routes keep it: the access log names the principal of every request.
+      request.caller = caller;
+      return caller;
+    });
   }
 
   private sweepIdle(): void {

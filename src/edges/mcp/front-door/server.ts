@@ -19,6 +19,7 @@ import type { ProjectedTool } from "../../../app/front-door/tool-projection.js";
 import { relayRequest, relayToolCall } from "../../../app/operations/relay-upstream.js";
 import type { ProgressUpdate } from "../../../app/ports/upstream.js";
 import { GatewayError } from "../../../domain/errors.js";
+import { andThen, type MaybePromise } from "../../../domain/maybe-promise.js";
 import {
   INPUT_REQUIRED_METHODS,
   TASKS_EXTENSION,
@@ -383,25 +384,39 @@ function relayedCapabilities(
  * Whether a stateless `tools/call` of `name` (its `Mcp-Name` header, read before the body) is
  * refused whatever its body says: an upstream tool the caller may not call (admission refuses it,
  * and publishes the refusal) or is not offered (unknown, withdrawn, denied by a policy). Management
- * tools are left to the request itself.
+ * tools are left to the request itself. Answered at once, without a promise, when the admission
+ * decision is at hand (the caller's roles in memory): what nearly every call finds.
  */
-export async function refusedByName(
+export function refusedByName(
   services: FrontDoorServerServices,
   relay: FrontDoorRelay,
   name: string,
   ctx: RequestContext,
-): Promise<boolean> {
+): MaybePromise<boolean> {
   if (frontDoorTool(name)) return false;
   const route = { route: `mcp:${name}` };
   // Asked first without recording (the request's own admission records it once it is read); a
   // refusal is then made by `admit`, which publishes it.
-  if (!(await services.operations.mayAdmit(relayToolCall, ctx, route))) {
-    try {
-      await services.operations.admit(relayToolCall, ctx, route);
-    } catch (error) {
-      if (refusedAsUnknown(error)) return true;
-      throw error;
-    }
+  return andThen(services.operations.mayAdmit(relayToolCall, ctx, route), (may) =>
+    may
+      ? !relay.offers(name, ctx.principal.tenant_id)
+      : refusedOnAdmission(services, relay, name, ctx, route),
+  );
+}
+
+/** {@link refusedByName} of a caller `mayAdmit` did not let through: the refusal is made by `admit`. */
+async function refusedOnAdmission(
+  services: FrontDoorServerServices,
+  relay: FrontDoorRelay,
+  name: string,
+  ctx: RequestContext,
+  route: { route: string },
+): Promise<boolean> {
+  try {
+    await services.operations.admit(relayToolCall, ctx, route);
+  } catch (error) {
+    if (refusedAsUnknown(error)) return true;
+    throw error;
   }
   return !relay.offers(name, ctx.principal.tenant_id);
 }
