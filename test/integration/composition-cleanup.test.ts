@@ -24,6 +24,7 @@ const OPENED_AT_START = [
   "fleet",
   "groups",
   "metrics",
+  "lifecycle log",
   "digest pin watch",
   "approvals",
 ];
@@ -149,7 +150,7 @@ describe("a composition that fails mid-way", () => {
     expect(openFilesUnder(dbPath)).toEqual([]);
   });
 
-  it("closes the metrics, groups and fleet when the stored groups cannot be read", async () => {
+  it("closes the lifecycle log, metrics, groups and fleet when the stored groups cannot be read", async () => {
     const { configPath, dbPath } = folder("");
     const first = await boot(configPath);
     await first.gateway?.shutdown();
@@ -160,7 +161,7 @@ describe("a composition that fails mid-way", () => {
 
     const { error, closed } = await boot(configPath);
     expect(error?.message).toMatch(/group_configs/);
-    expect(closed).toEqual(OPENED_AT_START.slice(0, OPENED_AT_START.indexOf("metrics") + 1).reverse());
+    expect(closed).toEqual(OPENED_AT_START.slice(0, OPENED_AT_START.indexOf("lifecycle log") + 1).reverse());
     expect(openFilesUnder(dbPath)).toEqual([]);
   });
 
@@ -256,6 +257,7 @@ mcp_servers:
       "MCP endpoint",
       "approvals",
       "digest pin watch",
+      "lifecycle log",
       "metrics",
       "groups",
       "fleet",
