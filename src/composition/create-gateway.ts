@@ -35,7 +35,7 @@ import { openTokenVerifier } from "./open-token-verifier.js";
 import { registerFleet } from "./register-fleet.js";
 import type { FileConfigReloader } from "./reload.js";
 import { checkStartup } from "./startup-checks.js";
-import { openTracing } from "./tracing.js";
+import { openTracing, type Tracing } from "./tracing.js";
 import { wireReload } from "./wire-reload.js";
 
 export interface GatewayOptions {
@@ -90,6 +90,8 @@ export interface Gateway {
   readonly frontDoor: FrontDoor | null;
   /** Who a stdio client is (`auth.stdio.principal` with auth on); undefined: no identity. */
   readonly stdioPrincipal: Principal | undefined;
+  /** Where spans are exported (the start-up line names it); null when they are not. */
+  readonly tracing: Tracing["exporting"];
   /** Reloads the configuration file; null when the gateway was not started from one. */
   readonly reloader: FileConfigReloader | null;
   /**
@@ -292,6 +294,7 @@ async function compose(options: GatewayOptions, storage: Storage, closers: Close
     ),
     frontDoor,
     stdioPrincipal: authentication?.stdioPrincipal,
+    tracing: tracing.exporting,
     reloader: reload.reloader,
     startBackground() {
       if (started) return;

@@ -28,7 +28,13 @@ export function startupFacts(
     auth: config.auth.enabled
       ? { enabled: true, api_keys: config.auth.api_key.enabled, oidc: config.auth.oidc.enabled }
       : { enabled: false },
-    tracing: tracing.enabled ? { enabled: true, otlp_endpoint: tracing.otlp_endpoint } : { enabled: false },
+    tracing: tracing.enabled
+      ? {
+          enabled: true,
+          otlp_endpoint: gateway.tracing?.endpoint ?? null,
+          protocol: gateway.tracing?.protocol ?? null,
+        }
+      : { enabled: false },
     rate_limit: {
       rps: config.rate_limit.rps,
       burst: config.rate_limit.burst,

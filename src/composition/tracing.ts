@@ -9,6 +9,12 @@ import { VERSION } from "./version.js";
 /** The gateway's tracer and how to flush it on stop. */
 export interface Tracing {
   readonly tracer: Tracer;
+  /**
+   * Where spans go, as the start-up line names them: the OTLP endpoint in force (file, variables or
+   * the protocol's default; no credentials) and its protocol; null while tracing is off or spans
+   * are not exported over OTLP.
+   */
+  readonly exporting: { readonly endpoint: string; readonly protocol: string } | null;
   /** Flushes queued spans and metrics (bounded) and stops exporting. Idempotent. */
   stop(): Promise<void>;
 }
@@ -32,7 +38,7 @@ export async function openTracing(
   },
 ): Promise<Tracing> {
   const { logger, health } = deps;
-  if (!config.enabled) return { tracer: NOOP_TRACER, stop: async () => {} };
+  if (!config.enabled) return { tracer: NOOP_TRACER, exporting: null, stop: async () => {} };
   if (config.jaeger_host !== undefined) {
     logger.warn(
       { jaeger_host: config.jaeger_host, jaeger_port: config.jaeger_port },
@@ -101,6 +107,7 @@ export async function openTracing(
   );
   return {
     tracer,
+    exporting: otlp && { endpoint: otlp.target, protocol: otel.traces.protocol },
     stop: async () => {
       await Promise.all([
         tracer.shutdown(),

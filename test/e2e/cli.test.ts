@@ -430,6 +430,12 @@ describe("airlock serve's start-up line", () => {
         console: "/ui",
         rate_limit: { rps: expect.any(Number), burst: expect.any(Number) },
       });
+      // The endpoint in force: with nothing set, the default of the default protocol.
+      expect(started[0]?.tracing).toEqual(
+        process.env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+          ? { enabled: true, otlp_endpoint: "http://localhost:4318/v1/traces", protocol: "http/protobuf" }
+          : expect.objectContaining({ enabled: true }),
+      );
       const warning = lines.find((line) => line.level === "WARNING");
       expect(String(warning?.msg)).toContain("authentication is off on a listener other machines can reach");
       const answer = await fetch(`${gateway.baseUrl.replace("0.0.0.0", "127.0.0.1")}/health/live`);
