@@ -133,11 +133,7 @@ async function flushBounded(flush: Promise<void>, unreachable: Promise<void>): P
   clearTimeout(timer);
 }
 
-/**
- * The OTel metrics export, or null: off with `OTEL_METRICS_EXPORTER=none`, and over gRPC (only the
- * OTLP/HTTP metric exporter is a dependency; the metrics protocol falls back to nothing, with a
- * warning, rather than to a port that speaks another protocol).
- */
+/** The OTel metrics export over OTLP in the metrics' protocol, or null with `OTEL_METRICS_EXPORTER=none`. */
 async function openMetricsExport(
   config: GatewayConfig["observability"]["tracing"],
   otel: OtelEnv,
@@ -145,24 +141,19 @@ async function openMetricsExport(
   deps: { logger: Logger; health: TelemetryHealth },
 ) {
   if (otel.exporters.metrics !== "otlp") return null;
-  if (otel.metrics.protocol === "grpc") {
-    deps.logger.warn(
-      {},
-      "metrics: OTLP over gRPC is not supported for metrics; set OTEL_EXPORTER_OTLP_METRICS_PROTOCOL=http/protobuf",
-    );
-    return null;
-  }
-  const { openOtelMetrics } = await import("../adapters/observability/tracing/otel-metrics.js");
+  const [{ openOtelMetrics }, { openOtlpMetricExporter }] = await Promise.all([
+    import("../adapters/observability/tracing/otel-metrics.js"),
+    import("../adapters/observability/tracing/otlp-exporters.js"),
+  ]);
   const url = resolveOtlpUrl(config.otlp_endpoint, otel.metrics.endpoint, otel.metrics.protocol, "metrics");
+  const otlp = await openOtlpMetricExporter({
+    protocol: otel.metrics.protocol,
+    url,
+    headers: otel.metrics.headers,
+    timeoutMs: otel.metrics.timeoutMs,
+  });
   const metrics = openOtelMetrics(
-    {
-      resource,
-      url,
-      headers: otel.metrics.headers,
-      timeoutMs: otel.metrics.timeoutMs,
-      intervalMs: otel.metricIntervalMs,
-      target: loggableUrl(url),
-    },
+    { resource, otlp, intervalMs: otel.metricIntervalMs, target: loggableUrl(url) },
     deps,
   );
   return { ...metrics, url };

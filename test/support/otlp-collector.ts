@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { decodeTraceRequest } from "./otlp-protobuf.js";
+import { decodeMetricsRequest, decodeTraceRequest } from "./otlp-protobuf.js";
 
 /** One span as the OTLP/HTTP JSON encoding carries it, with its resource's attributes. */
 export interface CollectedSpan {
@@ -43,7 +43,7 @@ export interface OtlpCollector {
   readonly endpoint: string;
   readonly spans: CollectedSpan[];
   readonly logs: CollectedLogRecord[];
-  /** Data points of the metrics received (OTLP/HTTP JSON), with their metric's name and unit. */
+  /** Data points of the metrics received (OTLP/HTTP, JSON or protobuf), with their metric's name and unit. */
   readonly metrics: CollectedDataPoint[];
   /** Status codes to answer the next export requests with, first one first (then 200). */
   readonly refusals: number[];
@@ -145,8 +145,8 @@ function collectMetrics(body: MetricsRequest, points: CollectedDataPoint[]): voi
 const PATHS = new Set(["/v1/traces", "/v1/logs", "/v1/metrics"]);
 
 /**
- * An OTLP/HTTP collector stub on 127.0.0.1: accepts `POST /v1/traces` (JSON or protobuf),
- * `/v1/logs` and `/v1/metrics` (JSON), records the spans, log records and histogram points and
+ * An OTLP/HTTP collector stub on 127.0.0.1: accepts `POST /v1/traces` and `/v1/metrics` (JSON or
+ * protobuf) and `/v1/logs` (JSON), records the spans, log records and histogram points and
  * answers an empty success, or the status codes queued in `refusals`. Any other path answers 404,
  * any other content type 415, so a wrong URL or encoding fails the test.
  */
@@ -165,7 +165,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       return;
     }
     const type = String(req.headers["content-type"]);
-    const protobuf = req.url === "/v1/traces" && type.startsWith("application/x-protobuf");
+    const protobuf = req.url !== "/v1/logs" && type.startsWith("application/x-protobuf");
     if (!type.startsWith("application/json") && !protobuf) {
       res.writeHead(415).end();
       return;
@@ -181,7 +181,11 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       return;
     }
     if (req.url === "/v1/metrics") {
-      collectMetrics(JSON.parse(Buffer.concat(chunks).toString("utf8")) as MetricsRequest, metrics);
+      const body = Buffer.concat(chunks);
+      collectMetrics(
+        (protobuf ? decodeMetricsRequest(body) : JSON.parse(body.toString("utf8"))) as MetricsRequest,
+        metrics,
+      );
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
       return;
     }

@@ -100,3 +100,32 @@ export function decodeTraceRequest(body: Buffer) {
     })),
   };
 }
+
+/**
+ * An OTLP `ExportMetricsServiceRequest` in protobuf, as its JSON encoding would carry it: the
+ * histograms' names, units, data point counts and attributes (what the tests read).
+ */
+export function decodeMetricsRequest(body: Buffer) {
+  return {
+    resourceMetrics: all(body, 1).map((resourceMetrics) => ({
+      scopeMetrics: all(resourceMetrics, 2).map((scopeMetrics) => ({
+        metrics: all(scopeMetrics, 2).map((metric) => {
+          const histogram = one(metric, 9)?.bytes;
+          return {
+            name: one(metric, 1)?.bytes?.toString("utf8") ?? "",
+            unit: one(metric, 3)?.bytes?.toString("utf8") ?? "",
+            ...(histogram && {
+              histogram: {
+                dataPoints: all(histogram, 1).map((point) => ({
+                  // HistogramDataPoint: count is fixed64 (4), attributes are KeyValue (9).
+                  count: Number(one(point, 4)?.fixed64?.readBigUInt64LE(0) ?? 0n),
+                  attributes: keyValues(point, 9),
+                })),
+              },
+            }),
+          };
+        }),
+      })),
+    })),
+  };
+}

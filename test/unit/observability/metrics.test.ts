@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PromGatewayMetrics } from "../../../src/adapters/observability/metrics.js";
 import type { LeaseLossReason } from "../../../src/adapters/observability/runtime-metrics.js";
+import { PromTelemetryHealth } from "../../../src/adapters/observability/telemetry-health.js";
 import { EventBus } from "../../../src/app/event-bus.js";
 import { countRateLimitRefusal, feedMetrics } from "../../../src/app/observability/metrics-feed.js";
 import { GatewayError } from "../../../src/domain/errors.js";
@@ -204,6 +205,11 @@ function fedMetrics() {
     metrics,
     new GatewayError("RateLimitExceeded", "slow down", { budget: "gateway_call" }),
   );
+  // The telemetry export's own counters join the registry, as the gateway's composition does.
+  const telemetry = new PromTelemetryHealth();
+  telemetry.register(metrics.registry);
+  telemetry.exportFailed("traces");
+  telemetry.spansDropped("queue_full", 3);
   return metrics;
 }
 
@@ -233,6 +239,8 @@ describe("gateway metrics registry", () => {
     expect(text).toContain('airlock_lease_transitions_total{transition="lost"} 1');
     expect(text).toContain('airlock_lease_transitions_total{transition="acquired"} 1');
     expect(text).toContain("airlock_replication_lag_seconds 0.25");
+    expect(text).toContain('airlock_telemetry_export_failures_total{signal="traces"} 1');
+    expect(text).toContain('airlock_spans_dropped_total{reason="queue_full"} 3');
   });
 
   it("summarises tool calls keyed <server>.<tool> with errors by type", () => {

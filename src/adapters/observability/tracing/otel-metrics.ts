@@ -1,6 +1,5 @@
 import type { Meter } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
-import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import type { Resource } from "@opentelemetry/resources";
 import {
   MeterProvider,
@@ -13,10 +12,8 @@ import { failureReason } from "./reporting-span-exporter.js";
 
 export interface OtelMetricsSettings {
   readonly resource: Resource;
-  /** The OTLP/HTTP metrics URL (`.../v1/metrics`), posted in the JSON encoding. */
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly timeoutMs: number | undefined;
+  /** The OTLP exporter of the metrics' protocol (`openOtlpMetricExporter`). */
+  readonly otlp: PushMetricExporter;
   /** `OTEL_METRIC_EXPORT_INTERVAL` (the SDK's default: 60 s). */
   readonly intervalMs: number;
   /** Where the URL is, as logs may show it. */
@@ -25,18 +22,14 @@ export interface OtelMetricsSettings {
 
 /**
  * The OpenTelemetry metrics of the MCP conventions (`mcp.server.operation.duration`,
- * `mcp.client.operation.duration`), exported over OTLP/HTTP beside the Prometheus endpoint: a meter
+ * `mcp.client.operation.duration`), exported over OTLP (the protocol's exporter) beside the Prometheus endpoint: a meter
  * provider of its own (never global). A failed export is warned once, then counted, until one works.
  */
 export function openOtelMetrics(
   settings: OtelMetricsSettings,
   deps: { logger: Logger; health: TelemetryHealth },
 ): { meter: Meter; shutdown(): Promise<void> } {
-  const otlp = new OTLPMetricExporter({
-    url: settings.url,
-    headers: { ...settings.headers },
-    ...(settings.timeoutMs !== undefined && { timeoutMillis: settings.timeoutMs }),
-  });
+  const { otlp } = settings;
   let failing = false;
   const exporter: PushMetricExporter = {
     export: (metrics, done) =>
@@ -58,7 +51,9 @@ export function openOtelMetrics(
       }),
     forceFlush: () => otlp.forceFlush(),
     shutdown: () => otlp.shutdown(),
-    selectAggregationTemporality: (kind) => otlp.selectAggregationTemporality(kind),
+    ...(otlp.selectAggregationTemporality && {
+      selectAggregationTemporality: otlp.selectAggregationTemporality.bind(otlp),
+    }),
   };
   const provider = new MeterProvider({
     resource: settings.resource,

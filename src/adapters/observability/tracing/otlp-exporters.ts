@@ -1,3 +1,4 @@
+import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 
 /** What an OTLP exporter is built from: the protocol, the full URL and what goes with each request. */
@@ -31,6 +32,28 @@ export async function openOtlpSpanExporter(settings: OtlpExportSettings): Promis
     default: {
       const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
       return new OTLPTraceExporter({ ...common, headers: { ...settings.headers } });
+    }
+  }
+}
+
+/** The OTLP metric exporter of the protocol, as {@link openOtlpSpanExporter} for spans. */
+export async function openOtlpMetricExporter(settings: OtlpExportSettings): Promise<PushMetricExporter> {
+  const common = {
+    url: settings.url,
+    ...(settings.timeoutMs !== undefined && { timeoutMillis: settings.timeoutMs }),
+  };
+  switch (settings.protocol) {
+    case "grpc": {
+      const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-grpc");
+      return new OTLPMetricExporter(common);
+    }
+    case "http/json": {
+      const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-http");
+      return new OTLPMetricExporter({ ...common, headers: { ...settings.headers } });
+    }
+    default: {
+      const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-proto");
+      return new OTLPMetricExporter({ ...common, headers: { ...settings.headers } });
     }
   }
 }
