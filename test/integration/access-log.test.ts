@@ -56,6 +56,7 @@ describe("the access log", () => {
         route: "/api/mcp_servers/",
         status: 403,
         principal_id: "ops-bot",
+        client_address: "127.0.0.1",
       }),
       expect.objectContaining({ method: "GET", route: "/api/mcp_servers/", status: 401 }),
     ]);
