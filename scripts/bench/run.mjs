@@ -22,7 +22,9 @@ import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CALLS, connectModernSession } from "./clients.mjs";
+import { alternateRevisions } from "./alternate.mjs";
+import { CALLGRIND_NODE_ARGS, splitCosts } from "./callgrind.mjs";
+import { CALLS } from "./clients.mjs";
 import { measureCommitModes } from "./commit-modes.mjs";
 import { selfCpuMs, withCpu } from "./cpu.mjs";
 import { measureFleet } from "./fleet.mjs";
@@ -85,7 +87,8 @@ const USAGE = `usage: node scripts/bench/run.mjs [options]
   --alternate P     only the front door with both revisions in one gateway: an SDK v2 client on a
                     2025-11-25 session and one on 2026-07-28, --warmup calls each, then P pairs of
                     batches of --per-session calls, alternating; the gateway's CPU and heap
-                    allocation per call of each batch (env BENCH_ALTERNATE)
+                    allocation per call of each batch (env BENCH_ALTERNATE); with --instructions,
+                    under callgrind: each batch's instructions, and an idle window's after each pair
   --commit-rounds R rounds of the commit section: each of its configurations (after_answer and
                     before_answer, on SQLite and PostgreSQL) runs once per round (env
                     BENCH_COMMIT_ROUNDS, default 2)
@@ -404,7 +407,7 @@ async function airlockChecks(target, handle, session) {
 }
 
 /** Waits until the echo upstream's tool is reachable through the target. */
-async function waitReady(target, session) {
+async function waitReady(target, session, timeoutMs = READY_TIMEOUT_MS) {
   if (target.kind === CALLS.egress) {
     const began = performance.now();
     await session.callTool("gateway_start", { mcp_server: "echo" });
@@ -414,8 +417,8 @@ async function waitReady(target, session) {
   for (;;) {
     const { tools } = await session.listTools();
     if (tools.some((tool) => tool.name === "echo")) return performance.now() - began;
-    if (performance.now() - began > READY_TIMEOUT_MS) {
-      throw new BenchError(`${target.label} did not list the echo tool within ${READY_TIMEOUT_MS} ms`);
+    if (performance.now() - began > timeoutMs) {
+      throw new BenchError(`${target.label} did not list the echo tool within ${timeoutMs} ms`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -498,12 +501,19 @@ async function main() {
       await profileFrontDoor(ctx, opts, { step, track, untrack, shouldStop });
       return;
     }
-    if (opts.instructions) {
-      await countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop });
+    if (opts.alternate > 0) {
+      const fail = (message) => {
+        throw new BenchError(message);
+      };
+      await alternateRevisions(
+        ctx,
+        { ...opts, resultsDir: RESULTS_DIR },
+        { step, track, untrack, shouldStop, waitReady, requireWarm, fail },
+      );
       return;
     }
-    if (opts.alternate > 0) {
-      await alternateRevisions(ctx, opts, { step, track, untrack, shouldStop });
+    if (opts.instructions) {
+      await countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop });
       return;
     }
 
@@ -826,9 +836,10 @@ async function warmConcurrently(target, sessions, opts, shouldStop) {
 /**
  * The front door under the concurrent workload inside `valgrind --tool=callgrind`, counting only
  * during the workload (`callgrind_control -i on/off`): the instructions the gateway process runs per
- * call, every thread of it (not its upstream). Unlike CPU time, the count hardly moves with the
- * machine's other load, so two builds compare in one run each. Under valgrind the gateway runs
- * 20 to 50 times slower; the workload's rates mean nothing here.
+ * call, every thread of it (not its upstream), split into V8's memory management, its compilers
+ * and the rest (`callgrind.mjs`, which also names the Node options that keep callgrind's slowness
+ * from changing what V8 decides). Unlike CPU time, the count hardly moves with the machine's other
+ * load. Under valgrind the gateway runs 20 to 50 times slower; the workload's rates mean nothing here.
  */
 async function countFrontDoorInstructions(ctx, opts, { step, track, untrack, shouldStop }) {
   const target = frontDoorTarget(opts);
@@ -845,7 +856,7 @@ async function countFrontDoorInstructions(ctx, opts, { step, track, untrack, sho
   step(`${target.label} under callgrind (output in ${relative(ROOT, dir)})`);
   const wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${outFile}`];
   const slow = { ...ctx, timeoutMs: VALGRIND_STARTUP_TIMEOUT_MS };
-  const handle = track(await target.start(slow, { wrapper }));
+  const handle = track(await target.start(slow, { wrapper, nodeArgs: CALLGRIND_NODE_ARGS }));
   const sessions = await openWarmSessions(target, handle, opts, { track, shouldStop });
   step(`${opts.sessions} sessions x ${opts.perSession} calls, counted`);
   control("-i", "on", String(handle.gateway.pid));
@@ -857,117 +868,22 @@ async function countFrontDoorInstructions(ctx, opts, { step, track, untrack, sho
   control("-i", "off", String(handle.gateway.pid));
   await Promise.all(sessions.map(untrack));
   await untrack(handle);
-  const totals = readFileSync(outFile, "utf8").match(/^totals: (\d+)/m);
-  if (!totals) throw new BenchError(`callgrind wrote no totals to ${relative(ROOT, outFile)}`);
-  const perCall = Math.round(Number(totals[1]) / concurrent.calls);
-  writeFileSync(
-    join(dir, "summary.json"),
-    `${JSON.stringify({ calls: concurrent.calls, errors: concurrent.errors, instructions: Number(totals[1]), per_call: perCall }, null, 2)}\n`,
-  );
-  console.log(
-    `\n${concurrent.calls} calls, ${concurrent.errors} errors: ${perCall.toLocaleString("en")} instructions per call in the gateway process`,
-  );
-}
-
-/**
- * Both revisions in one gateway, alternating: the same front door, compiled code, timers and
- * machine load for both, so that a pair of batches compares them under the same conditions (on a
- * busy machine the work a gateway does per second rather than per call is charged to calls in
- * proportion to their wall time, which moves every other figure). Between batches the gateway is
- * signalled to record its CPU time and heap allocation (`gateway-marks.mjs`).
- */
-async function alternateRevisions(ctx, opts, { step, track, untrack, shouldStop }) {
-  const target = TARGETS.find((t) => t.id === "airlock_front_door_stateless");
-  const marksFile = join(ctx.workDir, "marks.jsonl");
-  const marked = { ...ctx, env: { ...ctx.env, BENCH_MARKS_FILE: marksFile } };
-  const nodeArgs = ["--import", join(BENCH_DIR, "gateway-marks.mjs")];
-  const handle = track(await target.start(marked, { nodeArgs }));
-  const clients = {
-    session: track(await connectModernSession(handle.url, handle.headers)),
-    stateless: track(await handle.connect()),
-  };
-  await waitReady(target, clients.stateless);
-  step(`${opts.warmup} warm-up calls of each revision`);
-  for (const client of Object.values(clients)) {
-    requireWarm(target.label, await runSequential(() => client.call(CALLS.direct), opts.warmup, shouldStop));
-  }
-  const readMarks = () =>
-    existsSync(marksFile) ? readFileSync(marksFile, "utf8").trim().split("\n").filter(Boolean) : [];
-  const mark = async () => {
-    const before = readMarks().length;
-    process.kill(handle.gateway.pid, "SIGUSR2");
-    while (readMarks().length === before) await new Promise((resolve) => setTimeout(resolve, 20));
-    return JSON.parse(readMarks().at(-1));
-  };
-  step(`${opts.alternate} pairs of batches of ${opts.perSession} calls`);
-  const rows = [];
-  for (let pair = 0; pair < opts.alternate; pair++) {
-    for (const revision of pair % 2 === 0 ? ["session", "stateless"] : ["stateless", "session"]) {
-      const from = await mark();
-      const load = loadavg()[0];
-      const began = performance.now();
-      const run = await runSequential(
-        () => clients[revision].call(CALLS.direct),
-        opts.perSession,
-        shouldStop,
-      );
-      const wallMs = performance.now() - began;
-      const to = await mark();
-      const calls = run.latenciesMs.length;
-      if (run.errors > 0) throw new BenchError(`${run.errors} ${revision} calls failed: ${run.firstError}`);
-      rows.push({
-        pair,
-        revision,
-        calls,
-        cpu_us_per_call: Math.round((to.cpu_us - from.cpu_us) / calls),
-        bytes_per_call: Math.round((to.allocated - from.allocated) / calls),
-        minor_gcs: to.minor - from.minor,
-        major_gcs: to.major - from.major,
-        wall_ms_per_call: round3(wallMs / calls),
-        load_before: load,
-      });
-    }
-  }
-  await Promise.all(Object.values(clients).map(untrack));
-  await untrack(handle);
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
-  const of = (revision, key) => rows.filter((row) => row.revision === revision).map((row) => row[key]);
-  const paired = (key) => of("stateless", key).map((value, pair) => round3(value / of("session", key)[pair]));
+  const costs = splitCosts(readFileSync(outFile, "utf8"));
+  if (costs.total === 0) throw new BenchError(`callgrind counted nothing in ${relative(ROOT, outFile)}`);
+  const perCall = (count) => Math.round(count / concurrent.calls);
   const summary = {
-    session: {
-      cpu_us_per_call: median(of("session", "cpu_us_per_call")),
-      bytes_per_call: median(of("session", "bytes_per_call")),
-    },
-    stateless: {
-      cpu_us_per_call: median(of("stateless", "cpu_us_per_call")),
-      bytes_per_call: median(of("stateless", "bytes_per_call")),
-    },
-    cpu_ratios: paired("cpu_us_per_call"),
-    bytes_ratios: paired("bytes_per_call"),
+    calls: concurrent.calls,
+    errors: concurrent.errors,
+    instructions: costs.total,
+    per_call: perCall(costs.total),
+    memory_per_call: perCall(costs.gc),
+    compiler_per_call: perCall(costs.compiler),
+    rest_per_call: perCall(costs.rest),
   };
-  summary.cpu_ratio_median = round3(median(summary.cpu_ratios));
-  summary.bytes_ratio_median = round3(median(summary.bytes_ratios));
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, "alternate.json"), `${JSON.stringify({ rows, summary }, null, 2)}\n`);
+  writeFileSync(join(dir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   console.log(
-    [
-      "",
-      "pair revision   cpu µs/call  bytes/call  minor/major GCs  wall ms/call  load",
-      ...rows.map(
-        (row) =>
-          `${String(row.pair).padStart(4)} ${row.revision.padEnd(10)} ${String(row.cpu_us_per_call).padStart(11)} ` +
-          `${String(row.bytes_per_call).padStart(11)} ${`${row.minor_gcs}/${row.major_gcs}`.padStart(16)} ` +
-          `${String(row.wall_ms_per_call).padStart(13)}  ${row.load_before.toFixed(1)}`,
-      ),
-      `median: session ${summary.session.cpu_us_per_call} µs, ${summary.session.bytes_per_call} bytes; ` +
-        `stateless ${summary.stateless.cpu_us_per_call} µs, ${summary.stateless.bytes_per_call} bytes`,
-      `stateless / session, pair by pair: CPU ${summary.cpu_ratios.join(" ")} (median ${summary.cpu_ratio_median}), ` +
-        `bytes ${summary.bytes_ratios.join(" ")} (median ${summary.bytes_ratio_median})`,
-    ].join("\n"),
+    `\n${concurrent.calls} calls, ${concurrent.errors} errors: ${summary.per_call.toLocaleString("en")} instructions per call in the gateway process` +
+      ` (memory management ${summary.memory_per_call.toLocaleString("en")}, compilers ${summary.compiler_per_call.toLocaleString("en")}, the rest ${summary.rest_per_call.toLocaleString("en")})`,
   );
 }
 
