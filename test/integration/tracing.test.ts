@@ -9,6 +9,7 @@ import { z } from "zod";
 import { startTestGateway, waitFor } from "../support/gateway.js";
 import { callJson, connect, connectHttp, type ToolResult } from "../support/mcp-client.js";
 import { type CollectedSpan, startOtlpCollector } from "../support/otlp-collector.js";
+import { envelope, type StatelessAnswer, statelessPost } from "../support/stateless-post.js";
 
 const META_ECHO = resolve("test/fixtures/servers/meta-echo.mjs");
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
@@ -409,6 +410,43 @@ observability:
     expect(server?.parentSpanId).toBe(clientSpan);
     expect(span.traceId).toBe(clientTrace);
     expect(meta).toMatchObject({ traceparent: `00-${clientTrace}-${span.spanId}-01`, "x-kept": "yes" });
+  }, 40_000);
+
+  it("gives a stateless (2026-07-28) tools/call its SERVER span, in the caller's trace, over its CLIENT span", async () => {
+    const collector = await startOtlpCollector();
+    const { gateway, app, close } = await startTestGateway(frontDoorYaml(collector.endpoint));
+    let answer: StatelessAnswer | undefined;
+    try {
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      const client = await connectHttp(base);
+      gateway.startBackground();
+      await toolListed(client, "meta");
+      await client.close();
+      answer = await statelessPost(
+        base,
+        "tools/call",
+        { name: "meta", arguments: {} },
+        { meta: { ...envelope(), traceparent: `00-${clientTrace}-${clientSpan}-01` } },
+      );
+    } finally {
+      await close();
+      await collector.close();
+    }
+    expect(answer?.body.result?.resultType).toBe("complete");
+    const servers = collector.spans.filter(
+      (span) => span.kind === SERVER && span.name === "tools/call meta" && span.traceId === clientTrace,
+    );
+    expect(servers).toHaveLength(1);
+    expect(servers[0]).toMatchObject({ parentSpanId: clientSpan, statusCode: 0 });
+    expect(servers[0]?.attributes).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "mcp.protocol.version": "2026-07-28",
+      "jsonrpc.request.id": "7",
+    });
+    const calls = collector.spans.filter(
+      (span) => span.kind === CLIENT && span.parentSpanId === servers[0]?.spanId,
+    );
+    expect(calls).toHaveLength(1);
   }, 40_000);
 
   it("continues a trace from the HTTP traceparent header, and _meta wins over it", async () => {

@@ -16,10 +16,19 @@ const META_KEYS = new Set<string>([
   STATELESS_META.logLevel,
   "progressToken",
 ]);
-/** Envelopes the SDK found valid, by their text; emptied when it reaches this many. */
+/** Envelopes remembered; all are forgotten when a new one would make this many. */
 const MAX_KNOWN_ENVELOPES = 1000;
-/** Longest envelope text remembered (a client's is a few hundred characters): at most ~4 MB kept. */
-const MAX_ENVELOPE_LENGTH = 4096;
+/** Envelopes remembered per client name; the oldest is forgotten for a new one. */
+const MAX_ENVELOPES_PER_NAME = 8;
+/** Largest envelope remembered, in JSON values (a client's has a few dozen): at most ~5 MB kept. */
+const MAX_ENVELOPE_VALUES = 128;
+
+/** What the SDK's answer depends on in a request's `_meta`, besides the protocol version. */
+interface Envelope {
+  readonly info: unknown;
+  readonly capabilities: unknown;
+  readonly logLevel: unknown;
+}
 
 /**
  * The SDK's `classifyInboundRequest`, with its answer for the common case given at once: a plain
@@ -30,16 +39,18 @@ const MAX_ENVELOPE_LENGTH = 4096;
  * and checks the envelope's capabilities and client info against their schemas again each time:
  * about 15 µs of a stateless call, measured, where a client sends the same envelope on every
  * request. Everything the SDK's answer depends on is checked here (the request's shape by the
- * rules of its strict schema, the headers equal to the body, the envelope by its text); anything
+ * rules of its strict schema, the headers equal to the body, the envelope by its value); anything
  * else, and the first request of each envelope, goes to the SDK, whose answer is then remembered.
  * A unit test runs both on the same requests.
  */
 export class RevisionClassifier {
-  private readonly knownEnvelopes = new Set<string>();
+  /** Envelopes the SDK found valid, by the client name they carry ("" for none). */
+  private readonly knownEnvelopes = new Map<unknown, Envelope[]>();
+  private knownCount = 0;
 
   classify(request: InboundHttpRequest): InboundClassificationOutcome {
     const envelope = this.envelopeOf(request);
-    if (envelope !== undefined && this.knownEnvelopes.has(envelope)) {
+    if (envelope !== undefined && this.knows(envelope)) {
       return {
         kind: "modern",
         messageKind: "request",
@@ -49,17 +60,51 @@ export class RevisionClassifier {
     }
     const outcome = classifyInboundRequest(request);
     if (envelope !== undefined && outcome.kind === "modern" && outcome.messageKind === "request") {
-      if (this.knownEnvelopes.size >= MAX_KNOWN_ENVELOPES) this.knownEnvelopes.clear();
-      this.knownEnvelopes.add(envelope);
+      this.remember(envelope);
     }
     return outcome;
   }
 
+  private knows(envelope: Envelope): boolean {
+    const known = this.knownEnvelopes.get(clientName(envelope));
+    if (known === undefined) return false;
+    for (const candidate of known) {
+      if (
+        candidate.logLevel === envelope.logLevel &&
+        sameJson(candidate.info, envelope.info) &&
+        sameJson(candidate.capabilities, envelope.capabilities)
+      )
+        return true;
+    }
+    return false;
+  }
+
+  /** Keeps a copy (the request's objects are not this class's to keep), unless it is too large. */
+  private remember(envelope: Envelope): void {
+    if (jsonValues(envelope, MAX_ENVELOPE_VALUES) > MAX_ENVELOPE_VALUES) return;
+    const name = clientName(envelope);
+    if (this.knownCount >= MAX_KNOWN_ENVELOPES) {
+      this.knownEnvelopes.clear();
+      this.knownCount = 0;
+    }
+    let known = this.knownEnvelopes.get(name);
+    if (known === undefined) {
+      known = [];
+      this.knownEnvelopes.set(name, known);
+    }
+    if (known.length >= MAX_ENVELOPES_PER_NAME) {
+      known.shift();
+      this.knownCount--;
+    }
+    known.push(structuredClone(envelope));
+    this.knownCount++;
+  }
+
   /**
-   * The text of the request's envelope when everything else the SDK's answer depends on makes it
-   * a modern request (so that the envelope alone decides); undefined otherwise.
+   * The request's envelope when everything else the SDK's answer depends on makes it a modern
+   * request (so that the envelope alone decides); undefined otherwise.
    */
-  private envelopeOf(request: InboundHttpRequest): string | undefined {
+  private envelopeOf(request: InboundHttpRequest): Envelope | undefined {
     const body = request.body;
     if (request.httpMethod !== "POST" || !isPlainObject(body)) return undefined;
     for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
@@ -75,27 +120,48 @@ export class RevisionClassifier {
     const { protocolVersionHeader, mcpMethodHeader } = request;
     if (protocolVersionHeader !== undefined && protocolVersionHeader !== STATELESS_REVISION) return undefined;
     if (mcpMethodHeader !== undefined && mcpMethodHeader !== method) return undefined;
-    // An absent key is left out of the text, and so told from one that is null. A number JSON has
-    // no text for (`1e999` reads as Infinity) is written as null: only a text holding a null is
-    // looked through for one, which leaves the request to the SDK (a replacer on every request
-    // would cost more than the rest of this check).
-    const envelope = {
+    return {
       info: meta[STATELESS_META.clientInfo],
       capabilities: meta[STATELESS_META.clientCapabilities],
       logLevel: meta[STATELESS_META.logLevel],
     };
-    const text = JSON.stringify(envelope);
-    const exact = !text.includes("null") || allFinite(envelope);
-    return exact && text.length <= MAX_ENVELOPE_LENGTH ? text : undefined;
   }
 }
 
-/** Whether every number in `value` (plain JSON: objects, arrays, scalars) is finite. */
-function allFinite(value: unknown): boolean {
-  if (typeof value === "number") return Number.isFinite(value);
-  if (typeof value !== "object" || value === null) return true;
-  for (const item of Object.values(value)) if (!allFinite(item)) return false;
-  return true;
+function clientName(envelope: Envelope): unknown {
+  const name = (envelope.info as { name?: unknown } | null | undefined)?.name;
+  return typeof name === "string" ? name : "";
+}
+
+/**
+ * Whether two values parsed from JSON are the same JSON: the same scalars (a number JSON has no
+ * text for, `1e999`, is Infinity and equals only Infinity), arrays of the same items, objects of the
+ * same own keys (in any order) with the same values. Allocates nothing.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    keys++;
+  }
+  for (const _ in right) keys--;
+  return keys === 0;
+}
+
+/** How many JSON values `value` holds, itself included, counted up to a little past `limit`. */
+function jsonValues(value: unknown, limit: number): number {
+  if (typeof value !== "object" || value === null) return 1;
+  let count = 1;
+  for (const item of Object.values(value)) {
+    count += jsonValues(item, limit - count);
+    if (count > limit) break;
+  }
+  return count;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -17,7 +17,7 @@ type OnMessage = NonNullable<Transport["onmessage"]>;
 export function traceRequests(transport: Transport, tracer: Tracer | undefined): void {
   if (tracer === undefined || !tracer.enabled) return;
   const pending = new Map<RequestId, RequestSpan>();
-  const network = transport instanceof StdioTransport ? "pipe" : "tcp";
+  const network = networkOf(transport);
   // The revision `initialize` settled on (sessions); a stateless request names its own.
   let negotiated: string | undefined;
   let handler: OnMessage | undefined = transport.onmessage;
@@ -61,22 +61,49 @@ export function traceRequests(transport: Transport, tracer: Tracer | undefined):
   transport.send = (message: JSONRPCMessage, options) => {
     if (!("method" in message) && "id" in message && message.id !== undefined && pending.has(message.id)) {
       if ("result" in message) {
-        const result = message.result as { isError?: unknown; protocolVersion?: unknown };
-        if (typeof result.protocolVersion === "string") negotiated = result.protocolVersion;
-        finish(message.id, result.isError === true ? { errorType: "tool_error" } : {});
-      } else if ("error" in message) {
-        const code = (message.error as { code?: unknown }).code;
-        finish(message.id, {
-          errorType: String(code),
-          ...(typeof code === "number" && { rpcCode: code }),
-        });
+        const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+        if (typeof version === "string") negotiated = version;
       }
+      const outcome = answerOutcome(message);
+      if (outcome) finish(message.id, outcome);
     }
     return send(message, options);
   };
 }
 
 type Request = { id: RequestId; method: string; params?: Record<string, unknown> };
+
+/**
+ * The SERVER span of one request of a transport that serves a single stateless request
+ * (`serveDirect`), started as {@link traceRequests} starts each request's, without wrapping the
+ * transport (which would cost more than the span on every stateless call); undefined while tracing
+ * is off. Whoever answers ends it with {@link answerOutcome}.
+ */
+export function startRequestSpan(
+  request: Request,
+  transport: Transport,
+  tracer: Tracer | undefined,
+): RequestSpan | undefined {
+  if (tracer === undefined || !tracer.enabled) return undefined;
+  return tracer.startMcpRequest(startOf(request, transport, networkOf(transport), undefined));
+}
+
+/**
+ * How an answer ends its request's span: an error answer by its code, a tool's `isError` result as
+ * `tool_error`, any other result as a success; undefined for a message that answers nothing.
+ */
+export function answerOutcome(message: JSONRPCMessage): RequestOutcome | undefined {
+  if ("result" in message) {
+    return (message.result as { isError?: unknown }).isError === true ? { errorType: "tool_error" } : {};
+  }
+  if (!("error" in message)) return undefined;
+  const code = (message.error as { code?: unknown }).code;
+  return { errorType: String(code), ...(typeof code === "number" && { rpcCode: code }) };
+}
+
+function networkOf(transport: Transport): "tcp" | "pipe" {
+  return transport instanceof StdioTransport ? "pipe" : "tcp";
+}
 
 function startOf(
   request: Request,

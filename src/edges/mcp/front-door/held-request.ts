@@ -51,7 +51,7 @@ interface Pending extends InputRequest {
  * again) is answered at once.
  */
 export class HeldRequest {
-  readonly id = randomUUID();
+  private heldId: string | undefined;
   private ordinal = 0;
   private readonly pending = new Map<string, Pending>();
   private readonly missing = new Set<string>();
@@ -69,6 +69,25 @@ export class HeldRequest {
     private readonly declared: Readonly<Record<string, unknown>> | undefined,
     readonly answers: Record<string, unknown>,
   ) {}
+
+  /**
+   * The id a `requestState` names it by: made when first asked for, which is when a round asks the
+   * client for input (most requests never do, and a random id is not free).
+   */
+  get id(): string {
+    this.heldId ??= randomUUID();
+    return this.heldId;
+  }
+
+  /** Whether it has been given an id (see {@link id}). */
+  get named(): boolean {
+    return this.heldId !== undefined;
+  }
+
+  /** Whether the request ended (its result or failure is known). */
+  get ended(): boolean {
+    return this.settled !== undefined;
+  }
 
   /** Starts `run`, which asks the client through `ask`; `onSettled` runs once it ended. */
   start(

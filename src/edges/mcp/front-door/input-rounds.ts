@@ -81,9 +81,11 @@ export class InputRounds {
       await admit();
       held.answer(responses);
     } else {
+      // Held here (by its id) only once a round asks the client for input: a retry can name it then.
       const fresh = new HeldRequest(request.principal, request.input.capabilities, answers);
-      this.held.set(fresh.id, fresh);
-      fresh.start(run, () => this.held.delete(fresh.id));
+      fresh.start(run, () => {
+        if (fresh.named) this.held.delete(fresh.id);
+      });
       held = fresh;
     }
     const outcome = await held.next();
@@ -99,6 +101,8 @@ export class InputRounds {
           { requiredCapabilities: Object.fromEntries(outcome.capabilities.map((name) => [name, {}])) },
         );
       case "input": {
+        // An ended request is not held: its retry runs it again from the answers its state carries.
+        if (!held.named && !held.ended) this.held.set(held.id, held);
         const requestState = await this.codec.sign({
           hold: held.id,
           principal: request.principal,
