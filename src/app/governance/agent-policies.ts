@@ -64,6 +64,11 @@ export class AgentPolicies {
     return outcome;
   }
 
+  /** How many servers (and `*`) the pushed policy names. */
+  get size(): number {
+    return this.compiled.size;
+  }
+
   /** The pushed policies over a call to `serverId` governed by `groups`: theirs and those for `*`. */
   policiesOver(serverId: string, groups: readonly string[]): ToolPolicy[] {
     if (this.compiled.size === 0) return [];

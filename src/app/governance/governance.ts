@@ -129,16 +129,28 @@ export class Governance {
    * `tenant`: the stored ones, the agent-pushed ones, and the tenant's (global and the server's own).
    */
   policiesOver(serverId: string, groups: readonly string[], tenant: string | null): ToolPolicy[] {
-    const policies = [
-      ...this.stored.policiesOver(serverId, groups),
-      ...this.agent.policiesOver(serverId, groups),
-    ];
-    if (tenant === null) return policies;
+    const policies: ToolPolicy[] = [];
+    this.addPoliciesOver(policies, serverId, groups, tenant);
+    return policies;
+  }
+
+  /**
+   * {@link policiesOver}, appended to `into`, in the same order: on every tool call, which most
+   * often has none of them, this allocates nothing.
+   */
+  addPoliciesOver(
+    into: (ToolPolicy | undefined)[],
+    serverId: string,
+    groups: readonly string[],
+    tenant: string | null,
+  ): void {
+    if (this.stored.size > 0) into.push(...this.stored.policiesOver(serverId, groups));
+    if (this.agent.size > 0) into.push(...this.agent.policiesOver(serverId, groups));
+    if (tenant === null) return;
     const global = this.current.tenants.get(tenant);
     const own = this.current.serverTenants.get(serverId)?.get(tenant);
-    if (global) policies.push(global);
-    if (own) policies.push(own);
-    return policies;
+    if (global) into.push(global);
+    if (own) into.push(own);
   }
 
   /** Whether any tenant policy exists for `tenant` (listings skip the per-caller pass otherwise). */

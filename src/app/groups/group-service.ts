@@ -287,9 +287,10 @@ export class GroupService {
 
   /** Ids of the groups a server is a member of. */
   groupsOf(member: string): string[] {
-    return [...this.groups.entries()]
-      .filter(([, group]) => hasMember(group.snapshot, member))
-      .map(([id]) => id);
+    // A loop, not array methods: asked on every tool call of the front door.
+    const ids: string[] = [];
+    for (const [id, group] of this.groups) if (hasMember(group.snapshot, member)) ids.push(id);
+    return ids;
   }
 
   private forGroupsOf(

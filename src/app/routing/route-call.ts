@@ -216,14 +216,16 @@ export function memberPolicies(
   tenant: string | null = null,
 ): (ToolPolicy | undefined)[] {
   const { fleet, groups, governance } = services;
-  const own = fleet.get(serverId)?.spec.tool_policy;
-  const governing = everyGroup ? groups.groupsOf(serverId) : viaGroup ? [viaGroup] : [];
-  return [
-    ...governing.flatMap((group) => groups.policiesFor(group, serverId)),
-    own,
-    ...(governance?.policiesOver(serverId, governing, tenant) ?? []),
-  ];
+  const governing = everyGroup ? groups.groupsOf(serverId) : viaGroup ? [viaGroup] : NO_GROUPS;
+  // Built in place: this runs on every tool call, once more for a stateless one.
+  const policies: (ToolPolicy | undefined)[] = [];
+  for (const group of governing) policies.push(...groups.policiesFor(group, serverId));
+  policies.push(fleet.get(serverId)?.spec.tool_policy);
+  governance?.addPoliciesOver(policies, serverId, governing, tenant);
+  return policies;
 }
+
+const NO_GROUPS: readonly string[] = Object.freeze([]);
 
 /** A refusal by the tool access policies (`approval_required`: a hold is needed and no gate serves it). */
 function refusal(call: GatedCall, reason: "denied" | "approval_required"): GatewayError {

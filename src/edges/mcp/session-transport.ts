@@ -172,9 +172,12 @@ export class SessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const open = new Set(this.exchanges.values());
-    this.exchanges.clear();
-    for (const exchange of open) exchange.abort?.();
+    // Most often none is open (a stateless request's transport closes once it is answered).
+    if (this.exchanges.size > 0) {
+      const open = new Set(this.exchanges.values());
+      this.exchanges.clear();
+      for (const exchange of open) exchange.abort?.();
+    }
     this.endServerStream();
     // The SDK's Protocol makes a ConnectionClosed error on every close, for the requests it still
     // waits on (most often none); capturing its stack would be most of what closing costs, on every

@@ -53,8 +53,10 @@ interface Pending extends InputRequest {
 export class HeldRequest {
   private heldId: string | undefined;
   private ordinal = 0;
-  private readonly pending = new Map<string, Pending>();
-  private readonly missing = new Set<string>();
+  /** The upstream's requests waiting for the client's answers, by input key (made when first needed). */
+  private pending: Map<string, Pending> | undefined;
+  /** The capabilities the client lacks for what the upstream asked (made when first needed). */
+  private missing: Set<string> | undefined;
   private readonly controller = new AbortController();
   private settled: RoundOutcome | undefined;
   private onSettled: () => void = () => {};
@@ -103,10 +105,12 @@ export class HeldRequest {
 
   /** Hands the client's answers to the upstream requests waiting for them; other keys are ignored. */
   answer(responses: Readonly<Record<string, unknown>>): void {
+    const pending = this.pending;
+    if (!pending) return;
     for (const [key, response] of Object.entries(responses)) {
-      const waiting = this.pending.get(key);
+      const waiting = pending.get(key);
       if (!waiting) continue;
-      this.pending.delete(key);
+      pending.delete(key);
       this.answers[key] = response;
       waiting.resolve(response as Record<string, unknown>);
     }
@@ -119,17 +123,18 @@ export class HeldRequest {
    */
   async next(): Promise<RoundOutcome> {
     for (;;) {
-      if (this.missing.size > 0) {
+      if (this.missing) {
         this.controller.abort(new Error("the client cannot answer what the upstream asked"));
         return { kind: "missing", capabilities: [...this.missing] };
       }
       if (this.settled) return this.settled;
-      if (this.pending.size > 0) {
+      const pending = this.pending;
+      if (pending && pending.size > 0) {
         const seen = this.ordinal;
         await new Promise((resolve) => setTimeout(resolve, ROUND_SETTLE_MS));
-        if (this.ordinal !== seen || this.missing.size > 0 || this.settled) continue;
+        if (this.ordinal !== seen || this.missing || this.settled) continue;
         const requests: Record<string, InputRequest> = {};
-        for (const [key, { method, params }] of this.pending)
+        for (const [key, { method, params }] of pending)
           requests[key] = params === undefined ? { method } : { method, params };
         return { kind: "input", requests };
       }
@@ -155,6 +160,7 @@ export class HeldRequest {
     const known = this.answers[key];
     if (known !== undefined) return Promise.resolve(known as Record<string, unknown>);
     if (this.declared?.[kind.capability] === undefined) {
+      this.missing ??= new Set();
       this.missing.add(kind.capability);
       this.wakeUp();
       return Promise.reject(
@@ -164,12 +170,14 @@ export class HeldRequest {
         ),
       );
     }
+    this.pending ??= new Map();
+    const pending = this.pending;
     return new Promise((resolve, reject) => {
-      this.pending.set(key, { method, ...(params !== undefined && { params }), resolve });
+      pending.set(key, { method, ...(params !== undefined && { params }), resolve });
       signal.addEventListener(
         "abort",
         () => {
-          this.pending.delete(key);
+          pending.delete(key);
           reject(signal.reason);
         },
         { once: true },

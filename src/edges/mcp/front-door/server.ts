@@ -226,7 +226,9 @@ function frontDoorRequests(
       if (request.method === "tools/call") {
         const result = await callTool(request.params, call, scope);
         const tool = String(request.params?.name);
-        return handles ? await handedTask(handles, result, { server: routed.at(-1), tool }, ctx) : result;
+        return handles && result.resultType === "task"
+          ? await handedTask(handles, result, { server: routed.at(-1), tool }, ctx)
+          : result;
       }
       if (handles && TASKS_EXTENSION_METHODS.has(request.method))
         return await taskRequest(handles, request, call);
