@@ -1,12 +1,7 @@
-import {
-  type JSONRPCMessage,
-  ProtocolErrorCode,
-  type RequestId,
-  type Transport,
-} from "@modelcontextprotocol/server";
-import type { RequestSpan, Tracer } from "../../app/ports/tracer.js";
+import { ProtocolErrorCode, type RequestId, type Transport } from "@modelcontextprotocol/server";
+import type { Tracer } from "../../app/ports/tracer.js";
 import type { FrontDoorRequestHandler } from "./front-door/server.js";
-import { answerOutcome, startRequestSpan } from "./traced-requests.js";
+import { traceRequests } from "./traced-requests.js";
 import { transportHeaders } from "./transport-headers.js";
 
 /**
@@ -22,35 +17,25 @@ import { transportHeaders } from "./transport-headers.js";
  * answered. Responses from the client are not expected and are dropped.
  */
 export function serveDirect(transport: Transport, handler: FrontDoorRequestHandler, tracer?: Tracer): void {
-  const running = new Map<RequestId, { controller: AbortController; span: RequestSpan | undefined }>();
+  traceRequests(transport, tracer);
+  const running = new Map<RequestId, AbortController>();
   // The client left, or the gateway closes: what still runs stops, as the SDK's server stops its
   // handlers when its transport closes.
   transport.onclose = () => {
-    for (const { controller } of running.values()) controller.abort(new Error("Connection closed"));
+    for (const controller of running.values()) controller.abort(new Error("Connection closed"));
   };
   transport.onmessage = (message) => {
     if (!("method" in message)) return;
     if (!("id" in message)) {
       if (message.method === "notifications/cancelled") {
         const { requestId, reason } = (message.params ?? {}) as { requestId?: RequestId; reason?: unknown };
-        const cancelled = requestId === undefined ? undefined : running.get(requestId);
-        cancelled?.span?.end({ errorType: "cancelled" });
-        cancelled?.controller.abort(reason);
+        if (requestId !== undefined) running.get(requestId)?.abort(reason);
       }
       return;
     }
     const id = message.id;
     const controller = new AbortController();
-    // The request's SERVER span, as `traceRequests` starts it for a server's transport.
-    const span = startRequestSpan(message, transport, tracer);
-    running.set(id, { controller, span });
-    const answer = (reply: JSONRPCMessage) => {
-      if (span) {
-        const outcome = answerOutcome(reply);
-        if (outcome) span.end(outcome);
-      }
-      return transport.send(reply);
-    };
+    running.set(id, controller);
     const scope = {
       id,
       signal: controller.signal,
@@ -59,12 +44,13 @@ export function serveDirect(transport: Transport, handler: FrontDoorRequestHandl
       notify: (notification: { method: string; params?: Record<string, unknown> }) =>
         transport.send({ jsonrpc: "2.0", ...notification }, { relatedRequestId: id }),
     };
-    const handled = span ? span.run(() => handler(message, scope)) : handler(message, scope);
-    handled
+    handler(message, scope)
       .then(
-        (result) => (controller.signal.aborted ? undefined : answer({ jsonrpc: "2.0", id, result })),
+        (result) => (controller.signal.aborted ? undefined : transport.send({ jsonrpc: "2.0", id, result })),
         (error: unknown) =>
-          controller.signal.aborted ? undefined : answer({ jsonrpc: "2.0", id, error: answerOf(error) }),
+          controller.signal.aborted
+            ? undefined
+            : transport.send({ jsonrpc: "2.0", id, error: answerOf(error) }),
       )
       .catch(() => undefined)
       .finally(() => running.delete(id));

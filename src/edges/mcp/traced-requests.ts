@@ -74,25 +74,10 @@ export function traceRequests(transport: Transport, tracer: Tracer | undefined):
 type Request = { id: RequestId; method: string; params?: Record<string, unknown> };
 
 /**
- * The SERVER span of one request of a transport that serves a single stateless request
- * (`serveDirect`), started as {@link traceRequests} starts each request's, without wrapping the
- * transport (which would cost more than the span on every stateless call); undefined while tracing
- * is off. Whoever answers ends it with {@link answerOutcome}.
- */
-export function startRequestSpan(
-  request: Request,
-  transport: Transport,
-  tracer: Tracer | undefined,
-): RequestSpan | undefined {
-  if (tracer === undefined || !tracer.enabled) return undefined;
-  return tracer.startMcpRequest(startOf(request, transport, networkOf(transport), undefined));
-}
-
-/**
  * How an answer ends its request's span: an error answer by its code, a tool's `isError` result as
  * `tool_error`, any other result as a success; undefined for a message that answers nothing.
  */
-export function answerOutcome(message: JSONRPCMessage): RequestOutcome | undefined {
+function answerOutcome(message: JSONRPCMessage): RequestOutcome | undefined {
   if ("result" in message) {
     return (message.result as { isError?: unknown }).isError === true ? { errorType: "tool_error" } : {};
   }
