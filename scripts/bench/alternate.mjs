@@ -89,6 +89,7 @@ export async function alternateRevisions(
         revision,
         calls,
         cpu_us_per_call: Math.round((to.cpu_us - from.cpu_us) / calls),
+        system_us_per_call: Math.round((to.system_us - from.system_us) / calls),
         bytes_per_call: Math.round((to.allocated - from.allocated) / calls),
         minor_gcs: to.minor - from.minor,
         major_gcs: to.major - from.major,
@@ -184,7 +185,7 @@ function report(rows, resultsDir, counted) {
         "bytes_per_call",
         "cost_per_call",
       ]
-    : ["cpu_us_per_call", "bytes_per_call"];
+    : ["cpu_us_per_call", "system_us_per_call", "bytes_per_call"];
   const summary = {};
   for (const revision of REVISIONS) {
     summary[revision] = Object.fromEntries(keys.map((key) => [key, median(of(revision, key))]));
@@ -203,7 +204,10 @@ function report(rows, resultsDir, counted) {
         ["idle/ms", "idle_instructions_per_ms"],
         ["cost/call", "cost_per_call"],
       ]
-    : [["cpu µs/call", "cpu_us_per_call"]];
+    : [
+        ["cpu µs/call", "cpu_us_per_call"],
+        ["kernel µs", "system_us_per_call"],
+      ];
   const cells = [...columns, ["bytes/call", "bytes_per_call"]];
   console.log(
     [

@@ -1,5 +1,6 @@
 // Preloaded into the gateway by `run.mjs --alternate` (node --import): on every SIGUSR2, appends to
-// $BENCH_MARKS_FILE one JSON line with the process's CPU time so far (µs, every thread) and the heap
+// $BENCH_MARKS_FILE one JSON line with the process's CPU time so far (µs, every thread; the kernel's
+// part of it apart) and the heap
 // bytes it has allocated since it started (used heap before each collection minus after the one
 // before, from V8's GCProfiler), with its minor and major collections. The harness signals between
 // batches of calls and takes the differences.
@@ -28,6 +29,9 @@ if (file) {
     used = v8.getHeapStatistics().used_heap_size;
     allocated += used - before;
     const { user, system } = process.cpuUsage();
-    appendFileSync(file, `${JSON.stringify({ cpu_us: user + system, allocated, minor, major })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ cpu_us: user + system, system_us: system, allocated, minor, major })}\n`,
+    );
   });
 }
