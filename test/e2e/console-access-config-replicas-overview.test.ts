@@ -322,9 +322,10 @@ mcp_servers:
     await latency.waitFor();
     const calls = page.locator(".tile", { hasText: "Calls" }).locator("dd");
     await expect.poll(async () => Number(await calls.textContent())).toBeGreaterThanOrEqual(3);
-    // The numbers behind the chart, as a table.
+    // The numbers behind the chart, as a table: built when the details element's toggle event
+    // comes, after the click.
     await chart.getByText("Data as a table").click();
-    expect(await chart.locator("table tbody tr").count()).toBeGreaterThan(0);
+    await expect.poll(() => chart.locator("table tbody tr").count()).toBeGreaterThan(0);
     await screenshot(page, "overview");
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.close();
