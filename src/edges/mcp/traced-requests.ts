@@ -17,7 +17,7 @@ type OnMessage = NonNullable<Transport["onmessage"]>;
 export function traceRequests(transport: Transport, tracer: Tracer | undefined): void {
   if (tracer === undefined || !tracer.enabled) return;
   const pending = new Map<RequestId, RequestSpan>();
-  const network = networkOf(transport);
+  const network = transport instanceof StdioTransport ? "pipe" : "tcp";
   // The revision `initialize` settled on (sessions); a stateless request names its own.
   let negotiated: string | undefined;
   let handler: OnMessage | undefined = transport.onmessage;
@@ -61,34 +61,22 @@ export function traceRequests(transport: Transport, tracer: Tracer | undefined):
   transport.send = (message: JSONRPCMessage, options) => {
     if (!("method" in message) && "id" in message && message.id !== undefined && pending.has(message.id)) {
       if ("result" in message) {
-        const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-        if (typeof version === "string") negotiated = version;
+        const result = message.result as { isError?: unknown; protocolVersion?: unknown };
+        if (typeof result.protocolVersion === "string") negotiated = result.protocolVersion;
+        finish(message.id, result.isError === true ? { errorType: "tool_error" } : {});
+      } else if ("error" in message) {
+        const code = (message.error as { code?: unknown }).code;
+        finish(message.id, {
+          errorType: String(code),
+          ...(typeof code === "number" && { rpcCode: code }),
+        });
       }
-      const outcome = answerOutcome(message);
-      if (outcome) finish(message.id, outcome);
     }
     return send(message, options);
   };
 }
 
 type Request = { id: RequestId; method: string; params?: Record<string, unknown> };
-
-/**
- * How an answer ends its request's span: an error answer by its code, a tool's `isError` result as
- * `tool_error`, any other result as a success; undefined for a message that answers nothing.
- */
-function answerOutcome(message: JSONRPCMessage): RequestOutcome | undefined {
-  if ("result" in message) {
-    return (message.result as { isError?: unknown }).isError === true ? { errorType: "tool_error" } : {};
-  }
-  if (!("error" in message)) return undefined;
-  const code = (message.error as { code?: unknown }).code;
-  return { errorType: String(code), ...(typeof code === "number" && { rpcCode: code }) };
-}
-
-function networkOf(transport: Transport): "tcp" | "pipe" {
-  return transport instanceof StdioTransport ? "pipe" : "tcp";
-}
 
 function startOf(
   request: Request,
